@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared settings of the VM harness scripts: pinned versions and cache paths.
+# Sourced, not executed.
+
+# Pinned inputs.  Changing one of these invalidates the matching cache.
+LINUX_DEB_VERSION=6.1.192-2
+LINUX_VERSION=6.1.192
+QEMU_DEB_VERSION=1:7.2+dfsg-7+deb12u18
+VIRTME_NG_VERSION=1.42
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# Build products live outside the checkout so that a fresh clone (CI) reuses them.
+CACHE=${ACCDIRECT_CACHE:-/var/cache/accdirect}
+VENV=$CACHE/venv
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+
+log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# inputs_hash FILE|DIR...: a short digest of the content of the named inputs.
+inputs_hash() {
+	local f
+	for f in "$@"; do
+		if [ -d "$f" ]; then
+			(cd "$f" && find . -type f ! -name '*~' -print0 | LC_ALL=C sort -z |
+				xargs -0 -r sha256sum)
+		elif [ -e "$f" ]; then
+			sha256sum "$f"
+		else
+			echo "absent $f"
+		fi
+	done | sha256sum | cut -c1-16
+}
