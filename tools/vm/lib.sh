@@ -18,7 +18,9 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# inputs_hash FILE|DIR...: a short digest of the content of the named inputs.
+# inputs_hash FILE|DIR...: a short digest of the content and names of the
+# inputs (names relative to the input, so that the digest does not depend on
+# where the checkout is).
 inputs_hash() {
 	local f
 	for f in "$@"; do
@@ -26,9 +28,9 @@ inputs_hash() {
 			(cd "$f" && find . -type f ! -name '*~' -print0 | LC_ALL=C sort -z |
 				xargs -0 -r sha256sum)
 		elif [ -e "$f" ]; then
-			sha256sum "$f"
+			echo "$(sha256sum <"$f" | cut -d' ' -f1) $(basename "$f")"
 		else
-			echo "absent $f"
+			echo "absent $(basename "$f")"
 		fi
 	done | sha256sum | cut -c1-16
 }
