@@ -4,6 +4,7 @@
 #
 #   make [modules]      build dlb2.ko against KDIR (default: the running kernel)
 #   make check          host unit tests, then every kselftest in the VM harness
+#   make check-debug    the same on the debug kernel (KASAN, lockdep, kmemleak)
 #   make demo           boot the VM and show the DLB device and its driver
 #   make vm-kernel vm-qemu   build the harness kernel / QEMU (cached)
 #   make clean
@@ -13,11 +14,15 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD ?= $(CURDIR)/build
 
-# The harness kernel: its build directory (a KDIR) and its source tree.
-VM_KDIR = $(shell tools/vm/build-kernel --print-dir)
+# The harness kernel (VM_KERNEL=default|debug): its build directory (a KDIR)
+# and source tree.  Its modules are built out of the source tree, in
+# $(VM_MODDIR), through a tree of symbolic links to the sources.
+VM_KERNEL ?= default
+VM_KDIR = $(shell tools/vm/build-kernel --variant=$(VM_KERNEL) --print-dir)
 VM_KSRC = $(VM_KDIR)/source
+VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 
-.PHONY: all modules check demo selftests vm-kernel vm-qemu vm-modules clean help
+.PHONY: all modules check check-debug demo selftests vm-kernel vm-qemu vm-modules clean help
 
 all: modules
 
@@ -26,10 +31,13 @@ modules:
 
 # Modules for the VM harness kernel, with W=1; a warning fails the build.
 vm-modules: vm-kernel
-	@$(MAKE) -s -C $(VM_KDIR) M=$(CURDIR) W=1 modules 2>$(BUILD)/modules.log || \
-		{ cat $(BUILD)/modules.log; exit 1; }
-	@if grep -q 'warning:' $(BUILD)/modules.log; then \
-		cat $(BUILD)/modules.log; echo "module build has warnings"; exit 1; fi
+	@mkdir -p $(VM_MODDIR)
+	@cp -rsf $(CURDIR)/Kbuild $(CURDIR)/dlb2 $(VM_MODDIR)/
+	@find $(VM_MODDIR) -xtype l -delete
+	@$(MAKE) -s -C $(VM_KDIR) M=$(VM_MODDIR) W=1 modules 2>$(VM_MODDIR)/build.log || \
+		{ cat $(VM_MODDIR)/build.log; exit 1; }
+	@if grep -q 'warning:' $(VM_MODDIR)/build.log; then \
+		cat $(VM_MODDIR)/build.log; echo "module build has warnings"; exit 1; fi
 
 selftests: vm-kernel
 	@mkdir -p $(BUILD)/selftests/drivers/dlb2
@@ -38,13 +46,16 @@ selftests: vm-kernel
 
 vm-kernel:
 	@mkdir -p $(BUILD)
-	@tools/vm/build-kernel >/dev/null
+	@tools/vm/build-kernel --variant=$(VM_KERNEL) >/dev/null
 
 vm-qemu:
 	@tools/vm/build-qemu >/dev/null
 
 check:
 	tools/vm/check
+
+check-debug:
+	tools/vm/check --kernel=debug
 
 demo:
 	tools/vm/demo
@@ -54,4 +65,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,13p' Makefile
