@@ -4,8 +4,15 @@
  *
  * 0x2000000 DIR PP, 0x2100000 LDB PP (the "maskable" windows) and
  * 0x2200000 DIR PP, 0x2300000 LDB PP (the PF-driver windows) alias the same
- * ports, 4 KiB per port (facts section 1.3).  Reads return 0.  QE assembly and
- * enqueue are not modelled yet: writes are traced and dropped.
+ * ports, 4 KiB per port (facts section 1.3).  Reads return 0.
+ *
+ * A memory callback never sees more than 8 bytes: a 16-byte store arrives as
+ * two 8-byte writes, MOVDIR64B-less 64-byte copies as 8 x 8 bytes or 64 x 1
+ * byte.  Each port therefore assembles HCWs in a 16-byte staging buffer,
+ * indexed by the address bits 3:0: once all 16 bytes are present the HCW is
+ * processed.  Where in the page or in the 64-byte line a HCW lands does not
+ * matter (facts section 3.2).  A write that overlaps bytes already staged
+ * starts a new HCW and drops the partial one (model choice).
  */
 #include "qemu/osdep.h"
 #include "dlb2.h"
@@ -16,13 +23,50 @@ static uint64_t dlb2_pp_read(void *opaque, hwaddr addr, unsigned size)
     return 0;
 }
 
+static void dlb2_hcw_decode(const uint8_t *b, DLB2HCW *hcw)
+{
+    hcw->data = ldq_le_p(b);
+    hcw->opaque = lduw_le_p(b + 8);
+    hcw->qid = b[10];
+    hcw->sched = b[11];
+    hcw->lock_id = lduw_le_p(b + 12);
+    hcw->flags = b[14];
+    hcw->cmd = b[15];
+}
+
 static void dlb2_pp_write(void *opaque, hwaddr addr, uint64_t val,
                           unsigned size)
 {
+    DLB2State *s = opaque;
     bool is_ldb = addr & 0x100000;
     unsigned int port = (addr & 0xff000) / DLB2_PP_STRIDE;
+    unsigned int off = addr & 0xf, i;
+    uint16_t bytes = ((1u << size) - 1) << off;
+    uint8_t *staged;
+    uint16_t *mask;
+    DLB2HCW hcw;
 
     trace_dlb2_pp_write(is_ldb ? "ldb" : "dir", port, addr & 0xfff, size, val);
+    if (port >= (is_ldb ? DLB2_NUM_LDB_PORTS : dlb2_num_dir_ports(s->ver)) ||
+        off + size > 16) {
+        return;     /* no such port, or a write across two HCWs: dropped */
+    }
+    staged = is_ldb ? s->ldb_port[port].staged : s->dir_port[port].staged;
+    mask = is_ldb ? &s->ldb_port[port].staged_mask :
+                    &s->dir_port[port].staged_mask;
+    if (*mask & bytes) {
+        *mask = 0;
+    }
+    for (i = 0; i < size; i++) {
+        staged[off + i] = val >> (8 * i);
+    }
+    *mask |= bytes;
+    if (*mask != 0xffff) {
+        return;
+    }
+    *mask = 0;
+    dlb2_hcw_decode(staged, &hcw);
+    dlb2_hcw_process(s, is_ldb, port, &hcw);
 }
 
 const MemoryRegionOps dlb2_pp_ops = {

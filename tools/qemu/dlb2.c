@@ -56,6 +56,13 @@ static void dlb2_init_msix(DLB2State *s, Error **errp)
     }
 }
 
+static void dlb2_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);    /* FLR resets all */
+}
+
 static void dlb2_realize(PCIDevice *pdev, Error **errp)
 {
     DLB2State *s = DLB2(pdev);
@@ -93,6 +100,7 @@ static void dlb2_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     dlb2_csr_init(s);
+    dlb2_sched_init(s);
     trace_dlb2_realize(s->ver == DLB2_V2_5 ? "2.5" : "2.0");
 }
 
@@ -100,6 +108,7 @@ static void dlb2_exit(PCIDevice *pdev)
 {
     DLB2State *s = DLB2(pdev);
 
+    dlb2_sched_fini(s);
     dlb2_csr_fini(s);
     msix_uninit(pdev, &s->func_bar, &s->func_bar);
     pcie_cap_exit(pdev);
@@ -112,6 +121,7 @@ static void dlb2_reset(DeviceState *dev)
 
     trace_dlb2_reset();
     dlb2_csr_reset(s);
+    dlb2_sched_reset(s);
 }
 
 static Property dlb2_properties[] = {
@@ -131,6 +141,7 @@ static void dlb2_class_init(ObjectClass *klass, void *data)
 
     k->realize = dlb2_realize;
     k->exit = dlb2_exit;
+    k->config_write = dlb2_write_config;
     k->vendor_id = PCI_VENDOR_ID_INTEL;
     k->device_id = DLB2_PCI_DEVICE_ID_V2_0;
     k->class_id = DLB2_PCI_CLASS;

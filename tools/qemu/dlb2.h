@@ -5,13 +5,23 @@
  * The device has two memory BARs (dlb2-hardware-facts.md section 1.2):
  *   BAR0 "FUNC" (64 MiB): producer-port windows and the MSI-X table/PBA;
  *   BAR2 "CSR"  (4 GiB):  configuration and status registers.
- * dlb2.c owns the PCI function, dlb2-csr.c the register file and
- * dlb2-func.c the producer-port windows.
+ *
+ * Files: dlb2.c (PCI function, reset), dlb2-csr.c (register file),
+ * dlb2-func.c (producer-port windows, QE assembly), dlb2-hcw.c (HCW commands,
+ * credits, completions, tokens), dlb2-sched.c (scheduling, CQ writes),
+ * dlb2-irq.c (alarms and interrupts).  Documentation/qemu-dlb2-model.rst in
+ * the AccDirect repository lists every choice made where the facts are silent.
+ *
+ * Configuration lives in the register file, which is the only copy: the
+ * model reads it when it needs it.  Live state (queued QEs, counters, history
+ * lists, flows, sequence numbers) lives in the structures below and is what
+ * the status registers read back.
  */
 #ifndef HW_MISC_DLB2_H
 #define HW_MISC_DLB2_H
 
 #include "hw/pci/pci.h"
+#include "qemu/queue.h"
 #include "qom/object.h"
 
 #define TYPE_DLB2 "dlb2"
@@ -37,6 +47,8 @@ typedef enum DLB2Version {
 #define DLB2_MSIX_VECTORS           65
 #define DLB2_MSIX_TABLE_OFFSET      0x1000000
 #define DLB2_MSIX_PBA_OFFSET        0x1001000
+#define DLB2_VEC_SERVICE            0
+#define DLB2_VEC_CQ                 1
 
 /* Producer-port windows in the FUNC BAR: two aliases of DIR and LDB ports. */
 #define DLB2_PP_BASE                0x2000000
@@ -44,6 +56,137 @@ typedef enum DLB2Version {
 #define DLB2_PP_STRIDE              0x1000
 
 #define DLB2_PCIE_CAP_OFFSET        0x60
+
+/* Resource counts (facts section 2). */
+#define DLB2_NUM_DOMAINS            32
+#define DLB2_NUM_LDB_QUEUES         32
+#define DLB2_NUM_LDB_PORTS          64
+#define DLB2_MAX_DIR_PORTS          96      /* 64 on 2.0 */
+#define DLB2_NUM_COS                4
+#define DLB2_NUM_SN_GROUPS          2
+#define DLB2_SN_SLOTS               16
+#define DLB2_MAX_SNS                1024
+#define DLB2_HIST_LIST_ENTRIES      2048
+#define DLB2_QID_SLOTS              8
+#define DLB2_NUM_PRIO_BINS          4       /* model choice: priority >> 1 */
+#define DLB2_MAX_CQ_DEPTH           1024
+
+static inline unsigned int dlb2_num_dir_ports(DLB2Version ver)
+{
+    return ver == DLB2_V2_5 ? 96 : 64;
+}
+
+/* A 16-byte hardware control word, as written to a producer port. */
+typedef struct DLB2HCW {
+    uint64_t data;
+    uint16_t opaque;
+    uint8_t qid;
+    uint8_t sched;          /* sched_type[1:0] priority[4:2] msg_type[7:5] */
+    uint16_t lock_id;
+    uint8_t flags;          /* meas[0] weight[2:1] no_dec[3] cmp_id[7:4] */
+    uint8_t cmd;            /* token[0] comp[1] frag[2] valid[3] arm[4] */
+} DLB2HCW;
+
+#define DLB2_SCHED_ATOMIC           0
+#define DLB2_SCHED_UNORDERED        1
+#define DLB2_SCHED_ORDERED          2
+#define DLB2_SCHED_DIRECTED         3
+
+#define DLB2_HCW_TOKEN              0x01
+#define DLB2_HCW_COMP               0x02
+#define DLB2_HCW_FRAG               0x04
+#define DLB2_HCW_VALID              0x08
+
+/* A QE held inside the device, waiting to be scheduled or reordered. */
+typedef struct DLB2QE {
+    DLB2HCW hcw;
+    uint8_t domain;
+    QTAILQ_ENTRY(DLB2QE) next;
+} DLB2QE;
+
+typedef QTAILQ_HEAD(, DLB2QE) DLB2QEList;
+
+/* History-list entry: what a completion of a scheduled LDB QE must retire. */
+typedef struct DLB2HistEntry {
+    uint8_t qid;
+    uint8_t sched_type;
+    uint16_t flow;          /* atomic: flow after lock-ID compression */
+    uint16_t sn;            /* ordered: sequence number */
+} DLB2HistEntry;
+
+typedef struct DLB2LdbPort {
+    DLB2HistEntry *hist;    /* FIFO of DLB2_HIST_LIST_ENTRIES entries */
+    unsigned int hist_head, hist_count;
+    uint32_t tokens;        /* LSP_CQ_LDB_TKN_CNT, including the depth<8 bias */
+    uint32_t token_bias;    /* the value software preloaded (8 - depth) */
+    uint32_t wptr;          /* CQ write pointer, in entries */
+    uint64_t sched_count;
+    bool armed;
+    unsigned int rr_slot;   /* round-robin among equal-priority slots */
+    uint8_t staged[16];     /* HCW assembly from writes narrower than 16 B */
+    uint16_t staged_mask;
+} DLB2LdbPort;
+
+typedef struct DLB2DirPort {
+    uint32_t tokens;
+    uint32_t token_bias;
+    uint32_t wptr;
+    uint64_t sched_count;
+    bool armed;
+    uint8_t staged[16];
+    uint16_t staged_mask;
+} DLB2DirPort;
+
+/* Per atomic flow of an LDB queue. */
+typedef struct DLB2Flow {
+    int16_t cq;             /* pinned CQ, -1 when not pinned */
+    uint16_t inflight;      /* scheduled, not completed */
+} DLB2Flow;
+
+/* Per sequence number of an ordered queue. */
+typedef struct DLB2SeqNum {
+    bool busy;              /* handed out, not yet released */
+    bool done;              /* completed (COMP or FWD) */
+    DLB2QEList frags;       /* QEs forwarded or fragmented under this SN */
+} DLB2SeqNum;
+
+typedef struct DLB2LdbQueue {
+    DLB2QEList waiting[DLB2_NUM_PRIO_BINS];
+    uint32_t nonatomic, atomic;     /* waiting QEs by kind */
+    uint32_t inflight;              /* LSP_QID_LDB_INFL_CNT */
+    uint32_t aqed_active;           /* atomic QEs scheduled, not completed */
+    uint64_t enq_total_atm, enq_total_naldb;
+    GHashTable *flows;              /* flow id -> DLB2Flow */
+    DLB2SeqNum *sns;                /* ordered: DLB2_MAX_SNS entries */
+    uint32_t sn_next, sn_oldest;    /* next to hand out, oldest busy */
+    uint32_t sn_busy;               /* handed out, not yet released */
+} DLB2LdbQueue;
+
+typedef struct DLB2DirQueue {
+    DLB2QEList waiting[DLB2_NUM_PRIO_BINS];
+    uint32_t depth;
+    uint64_t enq_total;
+} DLB2DirQueue;
+
+/* Alarm identifiers reported in SYS_ALARM_PF_SYND0 (facts section 8.2). */
+typedef enum DLB2Alarm {
+    DLB2_ALARM_ILLEGAL_ENQ,         /* no credit, excess completion, bad frag */
+    DLB2_ALARM_EXCESS_TOKENS,
+    DLB2_ALARM_ILLEGAL_HCW,
+    DLB2_ALARM_ILLEGAL_QID,
+    DLB2_ALARM_DISABLED_QID,
+    DLB2_ALARM_ILLEGAL_PP,
+    DLB2_ALARM_ILLEGAL_QID_CFG,
+    DLB2_NUM_ALARMS
+} DLB2Alarm;
+
+/* Registers of the CSR map (dlb2-regs.h), by name. */
+typedef enum DLB2RegId {
+#define DLB2_REG(n, o20, o25, stride, cnt, reset) DLB2_R_##n,
+#include "dlb2-regs.h"
+#undef DLB2_REG
+    DLB2_NUM_REG_IDS
+} DLB2RegId;
 
 struct DLB2State {
     PCIDevice parent_obj;
@@ -57,22 +200,65 @@ struct DLB2State {
     MemoryRegion pp_mmio;
     MemoryRegion csr_bar;
 
-    /*
-     * Register file: offsets written since the last reset map to their
-     * value; every other offset reads its reset value (dlb2-csr.c).
-     */
-    GHashTable *csr;
-    /* CM_CFG_PM_PMCSR_DISABLE survives device reset (facts section 6.1). */
-    uint32_t pmcsr_disable;
+    /* Register file (dlb2-csr.c). */
+    uint32_t *regs;             /* one word per register instance */
+    unsigned int reg_first[DLB2_NUM_REG_IDS];     /* index into regs */
+    unsigned int reg_instances[DLB2_NUM_REG_IDS]; /* 0: absent here */
+    GHashTable *reg_index;      /* offset -> (id + 1) << 16 | instance */
+    GHashTable *unknown_regs;   /* offsets outside the map -> value */
+    uint32_t pmcsr_disable;     /* survives device reset */
+
+    /* Live state. */
+    DLB2LdbPort ldb_port[DLB2_NUM_LDB_PORTS];
+    DLB2DirPort dir_port[DLB2_MAX_DIR_PORTS];
+    DLB2LdbQueue ldb_queue[DLB2_NUM_LDB_QUEUES];
+    DLB2DirQueue dir_queue[DLB2_MAX_DIR_PORTS];
+    uint32_t credits_ldb[DLB2_NUM_DOMAINS];     /* 2.5: the combined pool */
+    uint32_t credits_dir[DLB2_NUM_DOMAINS];
+    uint64_t ldb_sched_total, dir_sched_total;
+    uint64_t alarm_count[DLB2_NUM_ALARMS];
+    uint32_t occ_ldb[2], occ_dir[3];            /* CQ interrupt status bits */
+    bool vec_latched[2];        /* vector 0/1 sent, not yet acknowledged */
+    bool vec_deferred[2];       /* an event came while latched */
+    unsigned int rr_cq;         /* round-robin start among LDB CQs */
+    bool in_schedule;
+    bool schedule_again;
 };
 
 /* dlb2-csr.c */
 void dlb2_csr_init(DLB2State *s);
 void dlb2_csr_reset(DLB2State *s);
 void dlb2_csr_fini(DLB2State *s);
+uint32_t dlb2_reg(DLB2State *s, DLB2RegId id, unsigned int idx);
+void dlb2_reg_set(DLB2State *s, DLB2RegId id, unsigned int idx, uint32_t val);
+bool dlb2_reg_exists(DLB2State *s, DLB2RegId id);
 extern const MemoryRegionOps dlb2_csr_ops;
 
 /* dlb2-func.c */
 extern const MemoryRegionOps dlb2_pp_ops;
+
+/* dlb2-hcw.c */
+void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
+                      const DLB2HCW *hcw);
+void dlb2_credit_return(DLB2State *s, unsigned int domain, bool to_ldb);
+void dlb2_qe_route(DLB2State *s, DLB2QE *qe);
+
+/* dlb2-sched.c */
+void dlb2_sched_init(DLB2State *s);
+void dlb2_sched_reset(DLB2State *s);
+void dlb2_sched_fini(DLB2State *s);
+void dlb2_schedule(DLB2State *s);
+void dlb2_ldb_enqueue(DLB2State *s, DLB2QE *qe);
+void dlb2_dir_enqueue(DLB2State *s, DLB2QE *qe);
+void dlb2_sched_ctrl(DLB2State *s, uint32_t val);
+void dlb2_ldb_retire(DLB2State *s, unsigned int port, const DLB2HistEntry *e);
+void dlb2_ordered_attach(DLB2State *s, const DLB2HistEntry *e, DLB2QE *qe);
+unsigned int dlb2_cq_depth(DLB2State *s, bool is_ldb, unsigned int port);
+
+/* dlb2-irq.c */
+void dlb2_alarm(DLB2State *s, DLB2Alarm alarm, bool is_ldb, unsigned int port,
+                const DLB2HCW *hcw);
+void dlb2_cq_irq_check(DLB2State *s, bool is_ldb, unsigned int port);
+void dlb2_msix_ack(DLB2State *s, uint32_t val);
 
 #endif /* HW_MISC_DLB2_H */
