@@ -13,6 +13,7 @@
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
 #include "hw/pci/pci_regs.h"
+#include "dlb2-prog.h"
 
 #define BAR2_ADDR   0x100000000ull      /* CSR, 4 GiB, in q35's 64-bit hole */
 #define BAR0_ADDR   0x200000000ull      /* FUNC, 64 MiB */
@@ -20,106 +21,41 @@
 #define DLB2_DEVFN  QPCI_DEVFN(4, 0)
 
 typedef struct T {
+    DLB2Dev d;          /* first: the tests work on a DLB2Dev */
     QTestState *qts;
     QPCIBus *bus;
     QPCIDevice *dev;
-    int v25;            /* 0: DLB 2.0, 1: DLB 2.5 */
-    unsigned int ndir;
 } T;
 
-/* CSR offsets: R(2.0 offset, 2.5 offset). */
-#define R(a, b)     (t->v25 ? (b) : (a))
-#define CM_DIAG_RESET_STS           R(0xb4000000, 0xa4000000)
-#define CM_DIAG_IDLE_STATUS         R(0xb4000004, 0xa4000004)
-#define CM_PM_STATUS                R(0xb4000014, 0xa4000014)
-#define CM_PM_PMCSR_DISABLE         R(0xb4000018, 0xa4000018)
-#define SYS_TOTAL_VAS               R(0x1000011c, 0x10000114)
-#define SYS_TOTAL_LDB_CRDS          0x10000104
-#define SYS_TOTAL_DIR_CRDS          0x10000108
-#define SYS_TOTAL_CREDITS           0x10000100
-#define SYS_INGRESS_ALARM_ENBL      0x10000300
-#define SYS_MSIX_ACK                0x10000400
-#define SYS_MSIX_MODE               0x10000408
-#define SYS_DIR_OCC_INT_STS0        0x10000440
-#define SYS_LDB_OCC_INT_STS0        0x10000460
-#define SYS_ALARM_PF_SYND0          0x10000500
-#define SYS_ALARM_PF_SYND1          0x10000504
-#define SYS_ALARM_PF_SYND2          0x10000508
-#define SYS_LDB_VASQID_V(x)         (0x10000f24 + (x) * 0x1000)
-#define SYS_DIR_VASQID_V(x)         (0x10000f28 + (x) * 0x1000)
-#define SYS_LDB_QID_V(x)            (0x10000f50 + (x) * 0x1000)
-#define SYS_LDB_QID_CFG_V(x)        (0x10000f58 + (x) * 0x1000)
-#define SYS_DIR_QID_V(x)            (0x10000f60 + (x) * 0x1000)
-#define SYS_LDB_CQ_ADDR_L(x)        (0x10000f80 + (x) * 0x1000)
-#define SYS_LDB_CQ_ADDR_U(x)        (0x10000f84 + (x) * 0x1000)
-#define SYS_LDB_PP2VAS(x)           (0x10000f88 + (x) * 0x1000)
-#define SYS_LDB_PP_V(x)             (0x10000f90 + (x) * 0x1000)
-#define SYS_LDB_CQ_ISR(x)           (0x10000f98 + (x) * 0x1000)
-#define SYS_DIR_CQ_ADDR_L(x)        (0x10000fc0 + (x) * 0x1000)
-#define SYS_DIR_CQ_ADDR_U(x)        (0x10000fc4 + (x) * 0x1000)
-#define SYS_DIR_PP2VAS(x)           (0x10000fc8 + (x) * 0x1000)
-#define SYS_DIR_PP_V(x)             (0x10000fd0 + (x) * 0x1000)
-#define SYS_DIR_CQ_ISR(x)           (0x10000fd8 + (x) * 0x1000)
-#define AQED_QID_FID_LIM(x)         (0x20000000 + (x) * 0x1000)
-#define AQED_QID_HID_WIDTH(x)       (0x20080000 + (x) * 0x1000)
-#define ATM_QID2CQIDIX(q, k)        (0x30080000 + (q) * 0x1000 + (k) * 0x80000)
-#define CHP_CFG_DIR_VAS_CRD(x)      (0x40000000 + (x) * 0x1000)  /* 2.0 */
-#define CHP_CFG_LDB_VAS_CRD(x)      (0x40080000 + (x) * 0x1000)  /* 2.0 */
-#define CHP_CFG_VAS_CRD(x)          (0x40000000 + (x) * 0x1000)  /* 2.5 */
-#define CHP_ORD_QID_SN_MAP(x)       (R(0x40180000, 0x40100000) + (x) * 0x1000)
-#define CHP_DIR_CQ_INT_DEPTH_THRSH(x) (R(0x40300000, 0x40380000) + (x) * 0x1000)
-#define CHP_DIR_CQ_INT_ENB(x)       (R(0x40380000, 0x40400000) + (x) * 0x1000)
-#define CHP_DIR_CQ_TKN_DEPTH_SEL(x) (R(0x40500000, 0x40580000) + (x) * 0x1000)
-#define CHP_DIR_CQ_WPTR(x)          (R(0x40600000, 0x40680000) + (x) * 0x1000)
-#define CHP_DIR_CQ2VAS(x)           (R(0x40680000, 0x40700000) + (x) * 0x1000)
-#define CHP_HIST_LIST_BASE(x)       (R(0x40700000, 0x40780000) + (x) * 0x1000)
-#define CHP_HIST_LIST_LIM(x)        (R(0x40780000, 0x40800000) + (x) * 0x1000)
-#define CHP_LDB_CQ_INT_DEPTH_THRSH(x) (R(0x40980000, 0x40b00000) + (x) * 0x1000)
-#define CHP_LDB_CQ_INT_ENB(x)       (R(0x40a00000, 0x40b80000) + (x) * 0x1000)
-#define CHP_LDB_CQ_TKN_DEPTH_SEL(x) (R(0x40b80000, 0x40d00000) + (x) * 0x1000)
-#define CHP_LDB_CQ_WPTR(x)          (R(0x40c80000, 0x40e00000) + (x) * 0x1000)
-#define CHP_LDB_CQ2VAS(x)           (R(0x40d00000, 0x40e80000) + (x) * 0x1000)
-#define CHP_CFG_CHP_CSR_CTRL        0x44000008
-#define CHP_LDB_CQ_INTR_ARMED0      R(0x440000b0, 0x440000c4)
-#define CHP_DIR_CQ_INTR_ARMED0      R(0x4400005c, 0x4400004c)
-#define LSP_CQ2PRIOV(x)             (R(0xa0000000, 0x90000000) + (x) * 0x1000)
-#define LSP_CQ2QID0(x)              (R(0xa0080000, 0x90080000) + (x) * 0x1000)
-#define LSP_CQ2QID1(x)              (R(0xa0100000, 0x90100000) + (x) * 0x1000)
-#define LSP_CQ_DIR_DSBL(x)          (R(0xa0180000, 0x90180000) + (x) * 0x1000)
-#define LSP_CQ_DIR_TKN_CNT(x)       (R(0xa0200000, 0x90200000) + (x) * 0x1000)
-#define LSP_CQ_DIR_TKN_DEPTH_SEL(x) (R(0xa0280000, 0x90280000) + (x) * 0x1000)
-#define LSP_CQ_LDB_DSBL(x)          (R(0xa0400000, 0x90400000) + (x) * 0x1000)
-#define LSP_CQ_LDB_INFL_CNT(x)      (R(0xa0480000, 0x90480000) + (x) * 0x1000)
-#define LSP_CQ_LDB_INFL_LIM(x)      (R(0xa0500000, 0x90500000) + (x) * 0x1000)
-#define LSP_CQ_LDB_TKN_CNT(x)       (R(0xa0580000, 0x90600000) + (x) * 0x1000)
-#define LSP_CQ_LDB_TKN_DEPTH_SEL(x) (R(0xa0600000, 0x90680000) + (x) * 0x1000)
-#define LSP_QID_DIR_ENQUEUE_CNT(x)  (R(0xa0900000, 0x90980000) + (x) * 0x1000)
-#define LSP_QID_AQED_ACTIVE_LIM(x)  (R(0xa0a80000, 0x90c00000) + (x) * 0x1000)
-#define LSP_QID_LDB_ENQUEUE_CNT(x)  (R(0xa0c80000, 0x90e00000) + (x) * 0x1000)
-#define LSP_QID_LDB_INFL_CNT(x)     (R(0xa0d00000, 0x90e80000) + (x) * 0x1000)
-#define LSP_QID_LDB_INFL_LIM(x)     (R(0xa0d80000, 0x90f00000) + (x) * 0x1000)
-#define LSP_QID2CQIDIX(q, k)        (R(0xa0e00000, 0x90f80000) + (q) * 0x1000 + (k) * 0x80000)
-#define LSP_QID2CQIDIX2(q, k)       (R(0xa1600000, 0x91780000) + (q) * 0x1000 + (k) * 0x80000)
-#define LSP_QID_ATM_ACTIVE(x)       (R(0xa2180000, 0x92300000) + (x) * 0x1000)
+#define QT(t)       container_of(t, T, d)
 
-/* FUNC BAR */
-#define PP_DIR(p)                   (BAR0_ADDR + 0x2000000 + (p) * 0x1000)
-#define PP_LDB(p)                   (BAR0_ADDR + 0x2100000 + (p) * 0x1000)
-#define MSIX_PBA                    (BAR0_ADDR + 0x1001000)
-
-/* HCW commands (byte 15) and scheduling types (byte 11 bits 1:0). */
-enum { NOOP = 0, BAT_T = 1, COMP = 2, COMP_T = 3, ARM = 5, NEW = 8, NEW_T = 9,
-       FWD = 0xa, FWD_T = 0xb, FRAG = 0xc, FRAG_T = 0xd };
-enum { ATOMIC = 0, UNORDERED = 1, ORDERED = 2, DIRECTED = 3 };
-
-static uint32_t rd(T *t, uint32_t off)
+static uint32_t qt_rd(DLB2Dev *t, uint32_t off)
 {
-    return qtest_readl(t->qts, BAR2_ADDR + off);
+    return qtest_readl(QT(t)->qts, BAR2_ADDR + off);
 }
 
-static void wr(T *t, uint32_t off, uint32_t val)
+static void qt_wr(DLB2Dev *t, uint32_t off, uint32_t val)
 {
-    qtest_writel(t->qts, BAR2_ADDR + off, val);
+    qtest_writel(QT(t)->qts, BAR2_ADDR + off, val);
+}
+
+static void qt_func_wq(DLB2Dev *t, uint64_t off, uint64_t val)
+{
+    qtest_writeq(QT(t)->qts, BAR0_ADDR + off, val);
+}
+
+static void qt_mem_rd(DLB2Dev *t, uint64_t addr, void *buf, size_t len)
+{
+    qtest_memread(QT(t)->qts, addr, buf, len);
+}
+
+/* Where each port's CQ ring lives in guest memory, zeroed on placement. */
+static uint64_t cq_addr(DLB2Dev *t, bool ldb, unsigned int p)
+{
+    uint64_t addr = CQ_MEM + ((ldb ? 0 : 96) + p) * 0x10000ull;
+
+    qtest_memset(QT(t)->qts, addr, 0, 0x10000);
+    return addr;
 }
 
 /* Place the 64-bit BARs by hand: libqos only allocates below 4 GiB. */
@@ -138,19 +74,24 @@ static void map_bars(T *t)
 
 static T *t_start(const void *data, const char *extra)
 {
-    T *t = g_new0(T, 1);
+    T *q = g_new0(T, 1);
+    DLB2Dev *t = &q->d;
 
     t->v25 = GPOINTER_TO_INT(data);
     t->ndir = t->v25 ? 96 : 64;
-    t->qts = qtest_initf("-machine q35 -nodefaults "
+    t->rd = qt_rd;
+    t->wr = qt_wr;
+    t->func_wq = qt_func_wq;
+    t->mem_rd = qt_mem_rd;
+    q->qts = qtest_initf("-machine q35 -nodefaults "
                          "-device dlb2,version=%s,addr=04.0 %s",
                          t->v25 ? "2.5" : "2.0", extra ? extra : "");
-    t->bus = qpci_new_pc(t->qts, NULL);
-    t->dev = qpci_device_find(t->bus, DLB2_DEVFN);
-    g_assert(t->dev);
-    map_bars(t);
+    q->bus = qpci_new_pc(q->qts, NULL);
+    q->dev = qpci_device_find(q->bus, DLB2_DEVFN);
+    g_assert(q->dev);
+    map_bars(q);
     wr(t, CM_PM_PMCSR_DISABLE, 0);
-    return t;
+    return q;
 }
 
 static void t_end(T *t)
@@ -159,171 +100,6 @@ static void t_end(T *t)
     qpci_free_pc(t->bus);
     qtest_quit(t->qts);
     g_free(t);
-}
-
-/* Write one HCW as two 8-byte stores, as TCG delivers a 16-byte store. */
-static void hcw(T *t, uint64_t pp, uint8_t cmd, uint8_t qid, uint8_t sched,
-                uint8_t prio, uint16_t lock_id, uint64_t data)
-{
-    uint64_t hi = (uint64_t)qid << 16 | (uint64_t)(sched | prio << 2) << 24 |
-                  (uint64_t)lock_id << 32 | (uint64_t)cmd << 56;
-
-    qtest_writeq(t->qts, pp, data);
-    qtest_writeq(t->qts, pp + 8, hi);
-}
-
-static void set_credits(T *t, unsigned int dom, uint32_t ldb, uint32_t dir)
-{
-    if (t->v25) {
-        wr(t, CHP_CFG_VAS_CRD(dom), ldb + dir);
-    } else {
-        wr(t, CHP_CFG_LDB_VAS_CRD(dom), ldb);
-        wr(t, CHP_CFG_DIR_VAS_CRD(dom), dir);
-    }
-}
-
-static uint32_t depth_select(unsigned int depth)
-{
-    return depth <= 8 ? 1 : 32 - __builtin_clz(depth) - 3;
-}
-
-static uint64_t cq_addr(bool ldb, unsigned int p)
-{
-    return CQ_MEM + ((ldb ? 0 : 64) + p) * 0x10000ull;
-}
-
-/* A directed queue/port pair q in domain dom with CQ depth depth. */
-static void dir_pair(T *t, unsigned int dom, unsigned int q, unsigned int depth)
-{
-    uint32_t sel = depth_select(depth);
-
-    qtest_memset(t->qts, cq_addr(false, q), 0, 0x10000);
-    wr(t, SYS_DIR_VASQID_V(dom * t->ndir + q), 0);
-    wr(t, SYS_DIR_QID_V(q), 1);
-    wr(t, SYS_DIR_CQ_ADDR_L(q), (uint32_t)cq_addr(false, q));
-    wr(t, SYS_DIR_CQ_ADDR_U(q), cq_addr(false, q) >> 32);
-    wr(t, CHP_DIR_CQ_TKN_DEPTH_SEL(q), sel);
-    wr(t, LSP_CQ_DIR_TKN_CNT(q), depth < 8 ? 8 - depth : 0);
-    wr(t, LSP_CQ_DIR_TKN_DEPTH_SEL(q), sel);
-    wr(t, CHP_DIR_CQ_WPTR(q), 0);
-    wr(t, CHP_DIR_CQ2VAS(q), dom);
-    wr(t, SYS_DIR_PP2VAS(q), dom);
-    wr(t, SYS_DIR_PP_V(q), 1);
-    wr(t, LSP_CQ_DIR_DSBL(q), 0);
-}
-
-/* LDB queue q: sns = sequence numbers (0: none), atm = atomic inflights. */
-static void ldb_queue(T *t, unsigned int dom, unsigned int q,
-                      unsigned int sns, unsigned int atm)
-{
-    wr(t, SYS_LDB_VASQID_V(dom * 32 + q), 0);
-    wr(t, LSP_QID_LDB_INFL_LIM(q), 2048);
-    wr(t, LSP_QID_AQED_ACTIVE_LIM(q), atm);
-    wr(t, AQED_QID_HID_WIDTH(q), 0);
-    wr(t, AQED_QID_FID_LIM(q), 512);
-    /* SN group 0, slot q, mode 4 (1024 SNs) when ordered. */
-    wr(t, CHP_ORD_QID_SN_MAP(q), sns ? 4 | (q & 0xf) << 3 : 0);
-    wr(t, SYS_LDB_QID_CFG_V(q), (sns != 0) | (atm != 0) << 1);
-    wr(t, SYS_LDB_QID_V(q), 1);
-}
-
-/* LDB port p with CQ depth depth and a history list of hl entries at hl_base. */
-static void ldb_port(T *t, unsigned int dom, unsigned int p, unsigned int depth,
-                     unsigned int hl_base, unsigned int hl)
-{
-    uint32_t sel = depth_select(depth);
-
-    qtest_memset(t->qts, cq_addr(true, p), 0, 0x10000);
-    wr(t, SYS_LDB_CQ_ADDR_L(p), (uint32_t)cq_addr(true, p));
-    wr(t, SYS_LDB_CQ_ADDR_U(p), cq_addr(true, p) >> 32);
-    wr(t, CHP_LDB_CQ_TKN_DEPTH_SEL(p), sel);
-    wr(t, LSP_CQ_LDB_TKN_CNT(p), depth < 8 ? 8 - depth : 0);
-    wr(t, LSP_CQ_LDB_TKN_DEPTH_SEL(p), sel);
-    wr(t, CHP_LDB_CQ_WPTR(p), 0);
-    wr(t, CHP_HIST_LIST_LIM(p), hl_base + hl - 1);
-    wr(t, CHP_HIST_LIST_BASE(p), hl_base);
-    wr(t, LSP_CQ_LDB_INFL_LIM(p), hl);
-    wr(t, CHP_LDB_CQ2VAS(p), dom);
-    wr(t, LSP_CQ2PRIOV(p), 0);
-    wr(t, SYS_LDB_PP2VAS(p), dom);
-    wr(t, SYS_LDB_PP_V(p), 1);
-    wr(t, LSP_CQ_LDB_DSBL(p), 0);
-}
-
-/* Static map of queue q into slot s of LDB port p (facts section 6.7). */
-static void map(T *t, unsigned int p, unsigned int q, unsigned int s,
-                unsigned int prio)
-{
-    uint32_t priov = rd(t, LSP_CQ2PRIOV(p));
-    uint32_t reg = s < 4 ? LSP_CQ2QID0(p) : LSP_CQ2QID1(p);
-    uint32_t shift = 8 * (s % 4), bit = 1u << (s + 8 * (p % 4));
-
-    priov &= ~(7u << (3 * s));
-    wr(t, LSP_CQ2PRIOV(p), priov | 1u << (24 + s) | prio << (3 * s));
-    wr(t, reg, (rd(t, reg) & ~(0x7fu << shift)) | q << shift);
-    wr(t, ATM_QID2CQIDIX(q, p / 4), rd(t, ATM_QID2CQIDIX(q, p / 4)) | bit);
-    wr(t, LSP_QID2CQIDIX(q, p / 4), rd(t, LSP_QID2CQIDIX(q, p / 4)) | bit);
-    wr(t, LSP_QID2CQIDIX2(q, p / 4), rd(t, LSP_QID2CQIDIX2(q, p / 4)) | bit);
-}
-
-/* Start the domain: queue write permission (facts section 6.10). */
-static void start(T *t, unsigned int dom, uint64_t ldb_q, uint64_t dir_q)
-{
-    unsigned int q;
-
-    for (q = 0; q < 32; q++) {
-        if (ldb_q & (1ull << q)) {
-            wr(t, SYS_LDB_VASQID_V(dom * 32 + q), 1);
-        }
-    }
-    for (q = 0; q < 64; q++) {
-        if (dir_q & (1ull << q)) {
-            wr(t, SYS_DIR_VASQID_V(dom * t->ndir + q), 1);
-        }
-    }
-}
-
-/* A CQ reader: standard (16 B) or sparse (64 B) entries, gen-bit tracking. */
-typedef struct CQ {
-    uint64_t base;
-    unsigned int depth, idx, stride;
-} CQ;
-
-typedef struct QE {
-    uint64_t data;
-    uint16_t opaque;
-    uint8_t qid, sched;
-    uint16_t lock_id;
-    uint8_t gen_byte;
-} QE;
-
-static CQ cq_of(bool ldb, unsigned int p, unsigned int depth, bool sparse)
-{
-    return (CQ){ cq_addr(ldb, p), depth < 8 ? 8 : depth, 0, sparse ? 64 : 16 };
-}
-
-/* The next QE of the CQ if there is one (expected gen = lap parity). */
-static bool cq_pop(T *t, CQ *cq, QE *qe)
-{
-    uint8_t e[16];
-    uint8_t want = (cq->idx / cq->depth) & 1 ? 0 : 1;
-    unsigned int i;
-
-    qtest_memread(t->qts, cq->base + (cq->idx % cq->depth) * cq->stride, e, 16);
-    if ((e[15] & 1) != want) {
-        return false;
-    }
-    qe->data = 0;
-    for (i = 0; i < 8; i++) {
-        qe->data |= (uint64_t)e[i] << (8 * i);
-    }
-    qe->opaque = e[8] | e[9] << 8;
-    qe->qid = e[10];
-    qe->sched = e[11];
-    qe->lock_id = e[12] | e[13] << 8;
-    qe->gen_byte = e[15];
-    cq->idx++;
-    return true;
 }
 
 /* QEs per semantic test: DLB2_QTEST_QES overrides (e.g. 1000000). */
@@ -336,7 +112,8 @@ static unsigned int test_qes(unsigned int dflt)
 
 static void test_reset_values(const void *data)
 {
-    T *t = t_start(data, NULL);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
 
     g_assert_cmphex(rd(t, CM_DIAG_RESET_STS), ==, 0x80000bff);
     g_assert_cmphex(rd(t, CM_DIAG_IDLE_STATUS), ==, 0x9d0fffff);
@@ -357,48 +134,50 @@ static void test_reset_values(const void *data)
     g_assert_cmphex(rd(t, LSP_CQ2PRIOV(63)), ==, 0x81000007);
     wr(t, SYS_TOTAL_VAS, 5);
     g_assert_cmphex(rd(t, SYS_TOTAL_VAS), ==, 32);
-    t_end(t);
+    t_end(q);
 }
 
 static void test_flr(const void *data)
 {
-    T *t = t_start(data, NULL);
-    uint8_t exp = qpci_find_capability(t->dev, PCI_CAP_ID_EXP, 0);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    uint8_t exp = qpci_find_capability(q->dev, PCI_CAP_ID_EXP, 0);
     uint32_t devcap;
 
     g_assert(exp);
-    devcap = qpci_config_readl(t->dev, exp + PCI_EXP_DEVCAP);
+    devcap = qpci_config_readl(q->dev, exp + PCI_EXP_DEVCAP);
     g_assert(devcap & PCI_EXP_DEVCAP_FLR);
 
-    dir_pair(t, 0, 3, 8);
+    dir_pair(t, 0, 3, 8, cq_addr(t, false, 3));
     set_credits(t, 0, 0, 16);
     start(t, 0, 0, 1ull << 3);
     hcw(t, PP_DIR(3), NEW, 3, DIRECTED, 0, 0, 0x1234);
     g_assert_cmpuint(rd(t, LSP_CQ_DIR_TKN_CNT(3)), ==, 1);
 
-    qpci_config_writew(t->dev, exp + PCI_EXP_DEVCTL,
-                       qpci_config_readw(t->dev, exp + PCI_EXP_DEVCTL) |
+    qpci_config_writew(q->dev, exp + PCI_EXP_DEVCTL,
+                       qpci_config_readw(q->dev, exp + PCI_EXP_DEVCTL) |
                        PCI_EXP_DEVCTL_BCR_FLR);
     /* FLR cleared the BARs too; a driver restores its config space. */
-    g_assert_cmphex(qpci_config_readl(t->dev, PCI_BASE_ADDRESS_3), ==, 0);
-    map_bars(t);
+    g_assert_cmphex(qpci_config_readl(q->dev, PCI_BASE_ADDRESS_3), ==, 0);
+    map_bars(q);
     /* Everything is back to reset, but the power-on setting survives. */
     g_assert_cmphex(rd(t, LSP_CQ_DIR_DSBL(3)), ==, 1);
     g_assert_cmphex(rd(t, SYS_DIR_PP_V(3)), ==, 0);
     g_assert_cmphex(rd(t, LSP_CQ_DIR_TKN_CNT(3)), ==, 0);
     g_assert_cmphex(rd(t, CHP_CFG_VAS_CRD(0)), ==, 0);
     g_assert_cmphex(rd(t, CM_PM_PMCSR_DISABLE), ==, 0);
-    t_end(t);
+    t_end(q);
 }
 
 static void test_directed(const void *data)
 {
-    T *t = t_start(data, NULL);
-    CQ cq = cq_of(false, 5, 8, false);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq = cq_of(cq_addr(t, false, 5), 8, false);
     unsigned int i;
     QE qe;
 
-    dir_pair(t, 1, 5, 8);
+    dir_pair(t, 1, 5, 8, cq_addr(t, false, 5));
     set_credits(t, 1, 0, 4);
     start(t, 1, 0, 1ull << 5);
 
@@ -419,18 +198,19 @@ static void test_directed(const void *data)
         g_assert_cmpuint(rd(t, LSP_CQ_DIR_TKN_CNT(5)), ==, 0);
     }
     g_assert_cmphex(rd(t, SYS_ALARM_PF_SYND0), ==, 0);
-    t_end(t);
+    t_end(q);
 }
 
 /* CQ depth bounds outstanding QEs; the depth < 8 preload counts as held. */
 static void test_depth_and_tokens(const void *data)
 {
-    T *t = t_start(data, NULL);
-    CQ cq = cq_of(false, 2, 4, false);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq = cq_of(cq_addr(t, false, 2), 4, false);
     unsigned int i;
     QE qe;
 
-    dir_pair(t, 0, 2, 4);
+    dir_pair(t, 0, 2, 4, cq_addr(t, false, 2));
     set_credits(t, 0, 0, 64);
     start(t, 0, 0, 1ull << 2);
     for (i = 0; i < 10; i++) {
@@ -450,19 +230,20 @@ static void test_depth_and_tokens(const void *data)
     }
     g_assert(!cq_pop(t, &cq, &qe));
     g_assert_cmpuint(rd(t, LSP_QID_DIR_ENQUEUE_CNT(2)), ==, 4);
-    t_end(t);
+    t_end(q);
 }
 
 /* HCWs assembled from 1-byte writes (rep movsb) reach the CQ intact. */
 static void test_byte_writes(const void *data)
 {
-    T *t = t_start(data, NULL);
-    CQ cq = cq_of(false, 0, 8, false);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq = cq_of(cq_addr(t, false, 0), 8, false);
     uint8_t b[16] = { 0 };
     unsigned int i;
     QE qe;
 
-    dir_pair(t, 0, 0, 8);
+    dir_pair(t, 0, 0, 8, cq_addr(t, false, 0));
     set_credits(t, 0, 0, 8);
     start(t, 0, 0, 1);
     for (i = 0; i < 8; i++) {
@@ -474,28 +255,31 @@ static void test_byte_writes(const void *data)
     b[12] = 77;
     b[15] = NEW;
     for (i = 0; i < 16; i++) {
-        qtest_writeb(t->qts, PP_DIR(0) + 0x40 + i, b[i]);
+        qtest_writeb(q->qts, BAR0_ADDR + PP_DIR(0) + 0x40 + i, b[i]);
     }
     g_assert(cq_pop(t, &cq, &qe));
     g_assert_cmphex(qe.data, ==, 0x0123456789abcdefull);
     g_assert_cmphex(qe.opaque, ==, 0x5a5a);
     g_assert_cmpuint(qe.lock_id, ==, 77);
     g_assert_cmpuint((qe.sched >> 2) & 7, ==, 3);
-    t_end(t);
+    t_end(q);
 }
 
 /* Unordered QEs spread over the CQs mapped to the queue, none lost. */
 static void test_unordered(const void *data)
 {
-    T *t = t_start(data, NULL);
-    CQ cq[2] = { cq_of(true, 0, 64, false), cq_of(true, 7, 64, false) };
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq[2] = { cq_of(cq_addr(t, true, 0), 64, false), cq_of(cq_addr(t, true, 7), 64, false) };
     unsigned int p[2] = { 0, 7 }, got[2] = { 0 }, i, c, n = 100;
     bool seen[100] = { false };
     QE qe;
 
     ldb_queue(t, 0, 4, 0, 0);
-    ldb_port(t, 0, 0, 64, 0, 64);
-    ldb_port(t, 0, 7, 64, 64, 64);
+    ldb_port(t, 0, 0, 64, 0, 64,
+                 cq_addr(t, true, 0));
+    ldb_port(t, 0, 7, 64, 64, 64,
+                 cq_addr(t, true, 7));
     map(t, 0, 4, 0, 0);
     map(t, 7, 4, 2, 0);
     set_credits(t, 0, 32, 0);
@@ -518,7 +302,7 @@ static void test_unordered(const void *data)
     g_assert_cmpuint(rd(t, LSP_QID_LDB_INFL_CNT(4)), ==, 0);
     g_assert_cmpuint(rd(t, LSP_CQ_LDB_INFL_CNT(0)), ==, 0);
     g_assert_cmphex(rd(t, SYS_ALARM_PF_SYND0), ==, 0);
-    t_end(t);
+    t_end(q);
 }
 
 /*
@@ -528,7 +312,8 @@ static void test_unordered(const void *data)
  */
 static void test_atomic(const void *data)
 {
-    T *t = t_start(data, NULL);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
     enum { NCQ = 3, NFLOW = 8 };
     unsigned int ports[NCQ] = { 1, 2, 3 }, n = test_qes(20000), sent = 0;
     unsigned int done = 0;
@@ -544,9 +329,10 @@ static void test_atomic(const void *data)
 
     ldb_queue(t, 0, 9, 0, 64);
     for (c = 0; c < NCQ; c++) {
-        ldb_port(t, 0, ports[c], 16, c * 64, 64);
+        ldb_port(t, 0, ports[c], 16, c * 64, 64,
+                 cq_addr(t, true, ports[c]));
         map(t, ports[c], 9, c, 0);
-        cq[c] = cq_of(true, ports[c], 16, false);
+        cq[c] = cq_of(cq_addr(t, true, ports[c]), 16, false);
     }
     set_credits(t, 0, 48, 0);
     start(t, 0, 1u << 9, 0);
@@ -595,7 +381,7 @@ static void test_atomic(const void *data)
     g_assert_cmpuint(rd(t, LSP_QID_ATM_ACTIVE(9)), ==, 0);
     g_assert_cmpuint(rd(t, LSP_QID_LDB_INFL_CNT(9)), ==, 0);
     g_assert_cmphex(rd(t, SYS_ALARM_PF_SYND0), ==, 0);
-    t_end(t);
+    t_end(q);
 }
 
 /*
@@ -604,20 +390,22 @@ static void test_atomic(const void *data)
  */
 static void test_ordered(const void *data)
 {
-    T *t = t_start(data, NULL);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
     enum { NCQ = 2 };
     unsigned int ports[NCQ] = { 4, 5 }, n = test_qes(5000), sent = 0, out = 0;
     unsigned int i, c;
     unsigned int held[NCQ] = { 0 };
-    CQ cq[NCQ], dcq = cq_of(false, 6, 64, false);
+    CQ cq[NCQ], dcq = cq_of(cq_addr(t, false, 6), 64, false);
     QE qe, hold[NCQ][32];
 
     ldb_queue(t, 0, 2, 1024, 0);
-    dir_pair(t, 0, 6, 64);
+    dir_pair(t, 0, 6, 64, cq_addr(t, false, 6));
     for (c = 0; c < NCQ; c++) {
-        ldb_port(t, 0, ports[c], 32, c * 32, 32);
+        ldb_port(t, 0, ports[c], 32, c * 32, 32,
+                 cq_addr(t, true, ports[c]));
         map(t, ports[c], 2, 0, 0);
-        cq[c] = cq_of(true, ports[c], 32, false);
+        cq[c] = cq_of(cq_addr(t, true, ports[c]), 32, false);
     }
     set_credits(t, 0, 64, 64);
     start(t, 0, 1u << 2, 1ull << 6);
@@ -646,21 +434,23 @@ static void test_ordered(const void *data)
     }
     g_assert_cmpuint(rd(t, LSP_QID_LDB_INFL_CNT(2)), ==, 0);
     g_assert_cmphex(rd(t, SYS_ALARM_PF_SYND0), ==, 0);
-    t_end(t);
+    t_end(q);
 }
 
 /* Slot priority first, then QE priority within the queue. */
 static void test_priority(const void *data)
 {
-    T *t = t_start(data, NULL);
-    CQ cq = cq_of(true, 10, 16, false);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq = cq_of(cq_addr(t, true, 10), 16, false);
     uint64_t want[] = { 30, 31, 20, 21, 10 };
     unsigned int i;
     QE qe;
 
     ldb_queue(t, 0, 0, 0, 0);
     ldb_queue(t, 0, 1, 0, 0);
-    ldb_port(t, 0, 10, 16, 0, 16);
+    ldb_port(t, 0, 10, 16, 0, 16,
+                 cq_addr(t, true, 10));
     map(t, 10, 0, 0, 6);        /* queue 0: low priority slot */
     map(t, 10, 1, 1, 1);        /* queue 1: high priority slot */
     set_credits(t, 0, 16, 0);
@@ -677,10 +467,10 @@ static void test_priority(const void *data)
         g_assert(cq_pop(t, &cq, &qe));
         g_assert_cmpuint(qe.data, ==, want[i]);
     }
-    t_end(t);
+    t_end(q);
 }
 
-static void assert_alarm(T *t, unsigned int source, unsigned int aid,
+static void assert_alarm(DLB2Dev *t, unsigned int source, unsigned int aid,
                          bool is_ldb, unsigned int port)
 {
     uint32_t synd0 = rd(t, SYS_ALARM_PF_SYND0);
@@ -691,33 +481,36 @@ static void assert_alarm(T *t, unsigned int source, unsigned int aid,
     g_assert_cmpuint((synd0 >> 13) & 1, ==, is_ldb);
     g_assert_cmpuint(synd0 & 0x7f, ==, port);
     /* Signalled on MSI-X vector 0 (masked: pending bit set). */
-    g_assert_cmphex(qtest_readl(t->qts, MSIX_PBA) & 1, ==, 1);
+    g_assert_cmphex(qtest_readl(QT(t)->qts, BAR0_ADDR + MSIX_PBA) & 1, ==, 1);
     wr(t, SYS_ALARM_PF_SYND0, 0xc0000000);             /* clear */
     g_assert_cmphex(rd(t, SYS_ALARM_PF_SYND0) >> 30, ==, 0);
     wr(t, SYS_MSIX_ACK, 1);
 }
 
-static void msix_enable(T *t)
+static void msix_enable(DLB2Dev *t)
 {
-    uint8_t cap = qpci_find_capability(t->dev, PCI_CAP_ID_MSIX, 0);
+    QPCIDevice *dev = QT(t)->dev;
+    uint8_t cap = qpci_find_capability(dev, PCI_CAP_ID_MSIX, 0);
 
     g_assert(cap);
-    qpci_config_writew(t->dev, cap + PCI_MSIX_FLAGS,
-                       qpci_config_readw(t->dev, cap + PCI_MSIX_FLAGS) |
+    qpci_config_writew(dev, cap + PCI_MSIX_FLAGS,
+                       qpci_config_readw(dev, cap + PCI_MSIX_FLAGS) |
                        PCI_MSIX_FLAGS_ENABLE);
 }
 
 /* Credits: an enqueue without one raises the alarm and is dropped. */
 static void test_credit_alarm(const void *data)
 {
-    T *t = t_start(data, NULL);
-    CQ cq = cq_of(true, 3, 8, false);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq = cq_of(cq_addr(t, true, 3), 8, false);
     unsigned int i;
     QE qe;
 
     msix_enable(t);
     ldb_queue(t, 2, 0, 0, 0);
-    ldb_port(t, 2, 3, 8, 0, 8);
+    ldb_port(t, 2, 3, 8, 0, 8,
+                 cq_addr(t, true, 3));
     map(t, 3, 0, 0, 0);
     set_credits(t, 2, 2, 0);
     start(t, 2, 1, 0);
@@ -738,19 +531,21 @@ static void test_credit_alarm(const void *data)
     g_assert(!cq_pop(t, &cq, &qe));
     g_assert_cmpuint(rd(t, t->v25 ? CHP_CFG_VAS_CRD(2) :
                         CHP_CFG_LDB_VAS_CRD(2)), ==, 2);
-    t_end(t);
+    t_end(q);
 }
 
 /* Excess token pops, excess completions and bad commands raise alarms. */
 static void test_ingress_alarms(const void *data)
 {
-    T *t = t_start(data, NULL);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
 
     msix_enable(t);
     ldb_queue(t, 0, 0, 0, 0);
-    ldb_port(t, 0, 1, 8, 0, 8);
+    ldb_port(t, 0, 1, 8, 0, 8,
+                 cq_addr(t, true, 1));
     map(t, 1, 0, 0, 0);
-    dir_pair(t, 0, 2, 8);
+    dir_pair(t, 0, 2, 8, cq_addr(t, false, 2));
     set_credits(t, 0, 8, 8);
     start(t, 0, 1, 1ull << 2);
 
@@ -779,18 +574,19 @@ static void test_ingress_alarms(const void *data)
     hcw(t, PP_LDB(1), COMP, 0, 0, 0, 0, 0);
     hcw(t, PP_LDB(1), COMP, 0, 0, 0, 0, 0);
     g_assert_cmphex(rd(t, SYS_ALARM_PF_SYND0) >> 30, ==, 3);
-    t_end(t);
+    t_end(q);
 }
 
 /* Domains are isolated: a port cannot enqueue to another domain's queue. */
 static void test_domain_isolation(const void *data)
 {
-    T *t = t_start(data, NULL);
-    CQ cq = cq_of(false, 1, 8, false);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq = cq_of(cq_addr(t, false, 1), 8, false);
     QE qe;
 
-    dir_pair(t, 0, 0, 8);
-    dir_pair(t, 1, 1, 8);
+    dir_pair(t, 0, 0, 8, cq_addr(t, false, 0));
+    dir_pair(t, 1, 1, 8, cq_addr(t, false, 1));
     set_credits(t, 0, 0, 8);
     set_credits(t, 1, 0, 8);
     start(t, 0, 0, 1);
@@ -800,41 +596,43 @@ static void test_domain_isolation(const void *data)
     g_assert(!cq_pop(t, &cq, &qe));
     g_assert_cmpuint(rd(t, LSP_QID_DIR_ENQUEUE_CNT(1)), ==, 0);
     g_assert_cmpuint((rd(t, SYS_ALARM_PF_SYND0) >> 16) & 0x3f, ==, 4);
-    t_end(t);
+    t_end(q);
 }
 
 /* Sparse CQ mode: one QE per 64-byte line. */
 static void test_sparse(const void *data)
 {
-    T *t = t_start(data, NULL);
-    CQ cq = cq_of(false, 3, 8, true);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq = cq_of(cq_addr(t, false, 3), 8, true);
     unsigned int i;
     QE qe;
 
     wr(t, CHP_CFG_CHP_CSR_CTRL, rd(t, CHP_CFG_CHP_CSR_CTRL) | 3u << 17);
-    dir_pair(t, 0, 3, 8);
+    dir_pair(t, 0, 3, 8, cq_addr(t, false, 3));
     set_credits(t, 0, 0, 8);
     start(t, 0, 0, 1ull << 3);
     for (i = 0; i < 4; i++) {
         hcw(t, PP_DIR(3), NEW, 3, DIRECTED, 0, 0, 0x70 + i);
     }
     for (i = 0; i < 4; i++) {
-        uint64_t v = qtest_readq(t->qts, cq.base + i * 64);
+        uint64_t v = qtest_readq(q->qts, cq.base + i * 64);
 
         g_assert_cmphex(v, ==, 0x70 + i);
         g_assert(cq_pop(t, &cq, &qe));
     }
-    t_end(t);
+    t_end(q);
 }
 
 /* CQ interrupt: fires once per arm at the depth threshold, on vector 1. */
 static void test_cq_interrupt(const void *data)
 {
-    T *t = t_start(data, NULL);
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
 
     msix_enable(t);
     wr(t, SYS_MSIX_MODE, 1);                    /* compressed */
-    dir_pair(t, 0, 4, 8);
+    dir_pair(t, 0, 4, 8, cq_addr(t, false, 4));
     wr(t, CHP_DIR_CQ_INT_DEPTH_THRSH(4), 1);    /* fire at 2 QEs */
     wr(t, CHP_DIR_CQ_INT_ENB(4), 2);            /* EN_DEPTH */
     wr(t, SYS_DIR_CQ_ISR(4), 2 << 10);          /* MSI-X */
@@ -846,14 +644,14 @@ static void test_cq_interrupt(const void *data)
     g_assert_cmphex(rd(t, SYS_DIR_OCC_INT_STS0), ==, 0);
     hcw(t, PP_DIR(4), NEW, 4, DIRECTED, 0, 0, 2);
     g_assert_cmphex(rd(t, SYS_DIR_OCC_INT_STS0), ==, 1u << 4);
-    g_assert_cmphex(qtest_readl(t->qts, MSIX_PBA) & 2, ==, 2);
+    g_assert_cmphex(qtest_readl(q->qts, BAR0_ADDR + MSIX_PBA) & 2, ==, 2);
     g_assert_cmphex(rd(t, CHP_DIR_CQ_INTR_ARMED0), ==, 0);   /* one-shot */
     wr(t, SYS_DIR_OCC_INT_STS0, 1u << 4);
     g_assert_cmphex(rd(t, SYS_DIR_OCC_INT_STS0), ==, 0);
     /* Re-arm through the CSR: fires at once, the CQ still holds 2. */
     wr(t, CHP_DIR_CQ_INTR_ARMED0, 1u << 4);
     g_assert_cmphex(rd(t, SYS_DIR_OCC_INT_STS0), ==, 1u << 4);
-    t_end(t);
+    t_end(q);
 }
 
 int main(int argc, char **argv)
