@@ -100,7 +100,8 @@ void dlb2_alarm(DLB2State *s, DLB2Alarm alarm, bool is_ldb, unsigned int port,
 void dlb2_cq_irq_check(DLB2State *s, bool is_ldb, unsigned int port)
 {
     bool *armed = is_ldb ? &s->ldb_port[port].armed : &s->dir_port[port].armed;
-    uint32_t tokens = is_ldb ? s->ldb_port[port].tokens : s->dir_port[port].tokens;
+    uint32_t tokens = is_ldb ? s->ldb_port[port].tokens :
+                               s->dir_port[port].tokens;
     uint32_t bias = is_ldb ? s->ldb_port[port].token_bias :
                              s->dir_port[port].token_bias;
     uint32_t enb = dlb2_reg(s, is_ldb ? DLB2_R_CHP_LDB_CQ_INT_ENB :

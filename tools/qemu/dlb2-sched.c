@@ -73,8 +73,9 @@ static void dlb2_cq_write(DLB2State *s, bool is_ldb, unsigned int port,
 {
     unsigned int depth = dlb2_cq_depth(s, is_ldb, port);
     uint32_t *wptr = is_ldb ? &s->ldb_port[port].wptr : &s->dir_port[port].wptr;
-    bool sparse = dlb2_reg(s, DLB2_R_CHP_CFG_CHP_CSR_CTRL, 0) &
-                  (is_ldb ? DLB2_CSR_CTRL_SPARSE_LDB : DLB2_CSR_CTRL_SPARSE_DIR);
+    uint32_t sparse_bit = is_ldb ? DLB2_CSR_CTRL_SPARSE_LDB :
+                                   DLB2_CSR_CTRL_SPARSE_DIR;
+    bool sparse = dlb2_reg(s, DLB2_R_CHP_CFG_CHP_CSR_CTRL, 0) & sparse_bit;
     uint64_t base = (uint64_t)dlb2_reg(s, is_ldb ? DLB2_R_SYS_LDB_CQ_ADDR_U :
                                                    DLB2_R_SYS_DIR_CQ_ADDR_U,
                                        port) << 32 |
@@ -205,7 +206,8 @@ static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
                          unsigned int *bin_out)
 {
     DLB2LdbQueue *q = &s->ldb_queue[qid];
-    uint32_t aqed_lim = dlb2_reg(s, DLB2_R_LSP_QID_AQED_ACTIVE_LIM, qid) & 0xfff;
+    uint32_t aqed_lim = dlb2_reg(s, DLB2_R_LSP_QID_AQED_ACTIVE_LIM, qid) &
+                        0xfff;
     uint32_t fid_lim = dlb2_reg(s, DLB2_R_AQED_QID_FID_LIM, qid) & 0x1fff;
     unsigned int bin;
     DLB2QE *qe;
@@ -243,10 +245,12 @@ static bool dlb2_sched_ldb(DLB2State *s, unsigned int cq)
     uint32_t priov = dlb2_reg(s, DLB2_R_LSP_CQ2PRIOV, cq);
     uint64_t cq2qid = dlb2_reg(s, DLB2_R_LSP_CQ2QID0, cq) |
                       (uint64_t)dlb2_reg(s, DLB2_R_LSP_CQ2QID1, cq) << 32;
-    uint32_t hl_size = (dlb2_reg(s, DLB2_R_CHP_HIST_LIST_LIM, cq) & 0x1fff) -
-                       (dlb2_reg(s, DLB2_R_CHP_HIST_LIST_BASE, cq) & 0x1fff) + 1;
+    uint32_t hl_lim = dlb2_reg(s, DLB2_R_CHP_HIST_LIST_LIM, cq) & 0x1fff;
+    uint32_t hl_base = dlb2_reg(s, DLB2_R_CHP_HIST_LIST_BASE, cq) & 0x1fff;
+    uint32_t hl_size = hl_lim - hl_base + 1;
     uint32_t infl_lim = dlb2_reg(s, DLB2_R_LSP_CQ_LDB_INFL_LIM, cq) & 0xfff;
     unsigned int prio, i, bin;
+    uint32_t thresh;
 
     if (!(priov >> 24) || !dlb2_cq_can_take(s, true, cq) ||
         p->hist_count >= MIN(infl_lim, hl_size)) {
@@ -279,7 +283,8 @@ static bool dlb2_sched_ldb(DLB2State *s, unsigned int cq)
             }
 
             QTAILQ_REMOVE(&q->waiting[bin], qe, next);
-            e = &p->hist[(p->hist_head + p->hist_count) % DLB2_HIST_LIST_ENTRIES];
+            e = &p->hist[(p->hist_head + p->hist_count) %
+                         DLB2_HIST_LIST_ENTRIES];
             p->hist_count++;
             q->inflight++;
             e->qid = qid;
@@ -304,11 +309,9 @@ static bool dlb2_sched_ldb(DLB2State *s, unsigned int cq)
                 }
             }
             p->rr_slot = (slot + 1) % DLB2_QID_SLOTS;
+            thresh = dlb2_reg(s, DLB2_R_LSP_QID_NALDB_DEPTH_THRSH, qid);
             dlb2_cq_write(s, true, cq, &qe->hcw, qid,
-                          dlb2_depth_bucket(q->atomic + q->nonatomic,
-                                            dlb2_reg(s,
-                                                     DLB2_R_LSP_QID_NALDB_DEPTH_THRSH,
-                                                     qid)));
+                          dlb2_depth_bucket(q->atomic + q->nonatomic, thresh));
             trace_dlb2_schedule(cq, qid, e->sched_type, e->flow, e->sn);
             dlb2_scheduled(s, true, cq, qe);
             return true;
@@ -386,7 +389,8 @@ void dlb2_schedule(DLB2State *s)
             }
             /* One QE per CQ per round: round-robin over eligible CQs. */
             for (p = 0; p < DLB2_NUM_LDB_PORTS; p++) {
-                progress |= dlb2_sched_ldb(s, (s->rr_cq + p) % DLB2_NUM_LDB_PORTS);
+                progress |= dlb2_sched_ldb(s, (s->rr_cq + p) %
+                                              DLB2_NUM_LDB_PORTS);
             }
             s->rr_cq = (s->rr_cq + 1) % DLB2_NUM_LDB_PORTS;
         } while (progress);

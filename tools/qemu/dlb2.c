@@ -78,7 +78,8 @@ static void dlb2_realize(PCIDevice *pdev, Error **errp)
     pci_set_word(conf + PCI_SUBSYSTEM_VENDOR_ID, PCI_VENDOR_ID_INTEL);
     pci_set_word(conf + PCI_SUBSYSTEM_ID, dlb2_device_ids[s->ver]);
 
-    memory_region_init(&s->func_bar, OBJECT(s), "dlb2-func", DLB2_FUNC_BAR_SIZE);
+    memory_region_init(&s->func_bar, OBJECT(s), "dlb2-func",
+                       DLB2_FUNC_BAR_SIZE);
     memory_region_init_io(&s->pp_mmio, OBJECT(s), &dlb2_pp_ops, s, "dlb2-pp",
                           DLB2_PP_SIZE);
     memory_region_add_subregion(&s->func_bar, DLB2_PP_BASE, &s->pp_mmio);

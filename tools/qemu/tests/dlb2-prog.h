@@ -106,8 +106,10 @@ static inline void wr(DLB2Dev *t, uint32_t off, uint32_t val)
 #define LSP_QID_LDB_ENQUEUE_CNT(x)  (R(0xa0c80000, 0x90e00000) + (x) * 0x1000)
 #define LSP_QID_LDB_INFL_CNT(x)     (R(0xa0d00000, 0x90e80000) + (x) * 0x1000)
 #define LSP_QID_LDB_INFL_LIM(x)     (R(0xa0d80000, 0x90f00000) + (x) * 0x1000)
-#define LSP_QID2CQIDIX(q, k)        (R(0xa0e00000, 0x90f80000) + (q) * 0x1000 + (k) * 0x80000)
-#define LSP_QID2CQIDIX2(q, k)       (R(0xa1600000, 0x91780000) + (q) * 0x1000 + (k) * 0x80000)
+#define LSP_QID2CQIDIX(q, k)        (R(0xa0e00000, 0x90f80000) + \
+                                     (q) * 0x1000 + (k) * 0x80000)
+#define LSP_QID2CQIDIX2(q, k)       (R(0xa1600000, 0x91780000) + \
+                                     (q) * 0x1000 + (k) * 0x80000)
 #define LSP_QID_ATM_ACTIVE(x)       (R(0xa2180000, 0x92300000) + (x) * 0x1000)
 
 /* FUNC BAR offsets */
@@ -121,8 +123,9 @@ enum { NOOP = 0, BAT_T = 1, COMP = 2, COMP_T = 3, ARM = 5, NEW = 8, NEW_T = 9,
 enum { ATOMIC = 0, UNORDERED = 1, ORDERED = 2, DIRECTED = 3 };
 
 /* Write one HCW as two 8-byte stores, as TCG delivers a 16-byte store. */
-static inline void hcw(DLB2Dev *t, uint64_t pp, uint8_t cmd, uint8_t qid, uint8_t sched,
-                uint8_t prio, uint16_t lock_id, uint64_t data)
+static inline void hcw(DLB2Dev *t, uint64_t pp, uint8_t cmd, uint8_t qid,
+                       uint8_t sched, uint8_t prio, uint16_t lock_id,
+                       uint64_t data)
 {
     uint64_t hi = (uint64_t)qid << 16 | (uint64_t)(sched | prio << 2) << 24 |
                   (uint64_t)lock_id << 32 | (uint64_t)cmd << 56;
@@ -131,7 +134,8 @@ static inline void hcw(DLB2Dev *t, uint64_t pp, uint8_t cmd, uint8_t qid, uint8_
     t->func_wq(t, pp + 8, hi);
 }
 
-static inline void set_credits(DLB2Dev *t, unsigned int dom, uint32_t ldb, uint32_t dir)
+static inline void set_credits(DLB2Dev *t, unsigned int dom, uint32_t ldb,
+                               uint32_t dir)
 {
     if (t->v25) {
         wr(t, CHP_CFG_VAS_CRD(dom), ldb + dir);
@@ -168,7 +172,7 @@ static inline void dir_pair(DLB2Dev *t, unsigned int dom, unsigned int q,
 
 /* LDB queue q: sns = sequence numbers (0: none), atm = atomic inflights. */
 static inline void ldb_queue(DLB2Dev *t, unsigned int dom, unsigned int q,
-                      unsigned int sns, unsigned int atm)
+                             unsigned int sns, unsigned int atm)
 {
     wr(t, SYS_LDB_VASQID_V(dom * 32 + q), 0);
     wr(t, LSP_QID_LDB_INFL_LIM(q), 2048);
@@ -208,8 +212,8 @@ static inline void ldb_port(DLB2Dev *t, unsigned int dom, unsigned int p,
 }
 
 /* Static map of queue q into slot s of LDB port p (facts section 6.7). */
-static inline void map(DLB2Dev *t, unsigned int p, unsigned int q, unsigned int s,
-                unsigned int prio)
+static inline void map(DLB2Dev *t, unsigned int p, unsigned int q,
+                       unsigned int s, unsigned int prio)
 {
     uint32_t priov = rd(t, LSP_CQ2PRIOV(p));
     uint32_t reg = s < 4 ? LSP_CQ2QID0(p) : LSP_CQ2QID1(p);
@@ -224,7 +228,8 @@ static inline void map(DLB2Dev *t, unsigned int p, unsigned int q, unsigned int 
 }
 
 /* Start the domain: queue write permission (facts section 6.10). */
-static inline void start(DLB2Dev *t, unsigned int dom, uint64_t ldb_q, uint64_t dir_q)
+static inline void start(DLB2Dev *t, unsigned int dom, uint64_t ldb_q,
+                         uint64_t dir_q)
 {
     unsigned int q;
 

@@ -270,7 +270,8 @@ static void test_unordered(const void *data)
 {
     T *q = t_start(data, NULL);
     DLB2Dev *t = &q->d;
-    CQ cq[2] = { cq_of(cq_addr(t, true, 0), 64, false), cq_of(cq_addr(t, true, 7), 64, false) };
+    CQ cq[2] = { cq_of(cq_addr(t, true, 0), 64, false),
+                 cq_of(cq_addr(t, true, 7), 64, false) };
     unsigned int p[2] = { 0, 7 }, got[2] = { 0 }, i, c, n = 100;
     bool seen[100] = { false };
     QE qe;
@@ -365,7 +366,8 @@ static void test_atomic(const void *data)
         }
         /* Complete a random number of the oldest held QEs, per CQ. */
         for (c = 0; c < NCQ; c++) {
-            unsigned int k = held[c] ? g_test_rand_int_range(0, held[c] + 1) : 0;
+            unsigned int k = held[c] ?
+                             g_test_rand_int_range(0, held[c] + 1) : 0;
 
             for (i = 0; i < k; i++) {
                 owned[hold_flow[c][i]]--;
