@@ -21,6 +21,9 @@ VM_KERNEL ?= default
 VM_KDIR = $(shell tools/vm/build-kernel --variant=$(VM_KERNEL) --print-dir)
 VM_KSRC = $(VM_KDIR)/source
 VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
+# Module sources: only these (Kbuild files, .c, .h) are linked into VM_MODDIR,
+# never build products of an in-tree `make modules`.
+MODULE_SRCS = Kbuild dlb2
 
 .PHONY: all modules check check-debug demo selftests vm-kernel vm-qemu vm-modules clean help
 
@@ -32,8 +35,10 @@ modules:
 # Modules for the VM harness kernel, with W=1; a warning fails the build.
 vm-modules: vm-kernel
 	@mkdir -p $(VM_MODDIR)
-	@cp -rsf $(CURDIR)/Kbuild $(CURDIR)/dlb2 $(VM_MODDIR)/
 	@find $(VM_MODDIR) -xtype l -delete
+	@cd $(CURDIR) && find $(MODULE_SRCS) \( -name Kbuild -o -name '*.[ch]' \) ! -name '*.mod.c' \
+		-exec sh -c 'mkdir -p "$(VM_MODDIR)/$$(dirname {})" && \
+			ln -sfn "$(CURDIR)/{}" "$(VM_MODDIR)/{}"' \;
 	@$(MAKE) -s -C $(VM_KDIR) M=$(VM_MODDIR) W=1 modules 2>$(VM_MODDIR)/build.log || \
 		{ cat $(VM_MODDIR)/build.log; exit 1; }
 	@if grep -q 'warning:' $(VM_MODDIR)/build.log; then \
