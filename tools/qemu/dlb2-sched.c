@@ -129,6 +129,7 @@ void dlb2_dir_enqueue(DLB2State *s, DLB2QE *qe)
 
     QTAILQ_INSERT_TAIL(&q->waiting[dlb2_prio_bin(&qe->hcw)], qe, next);
     q->depth++;
+    s->dir_waiting++;
     q->enq_total++;
     trace_dlb2_enqueue("dir", qe->hcw.qid, qe->hcw.sched, qe->hcw.data);
 }
@@ -138,6 +139,7 @@ void dlb2_ldb_enqueue(DLB2State *s, DLB2QE *qe)
     DLB2LdbQueue *q = &s->ldb_queue[qe->hcw.qid];
 
     QTAILQ_INSERT_TAIL(&q->waiting[dlb2_prio_bin(&qe->hcw)], qe, next);
+    s->ldb_waiting++;
     if ((qe->hcw.sched & 3) == DLB2_SCHED_ATOMIC) {
         q->atomic++;
         q->enq_total_atm++;
@@ -165,6 +167,7 @@ static bool dlb2_sched_dir(DLB2State *s, unsigned int port)
     }
     QTAILQ_REMOVE(&q->waiting[bin], qe, next);
     q->depth--;
+    s->dir_waiting--;
     dlb2_cq_write(s, false, port, &qe->hcw, port,
                   dlb2_depth_bucket(q->depth,
                                     dlb2_reg(s, DLB2_R_LSP_QID_DIR_DEPTH_THRSH,
@@ -283,6 +286,7 @@ static bool dlb2_sched_ldb(DLB2State *s, unsigned int cq)
             }
 
             QTAILQ_REMOVE(&q->waiting[bin], qe, next);
+            s->ldb_waiting--;
             e = &p->hist[(p->hist_head + p->hist_count) %
                          DLB2_HIST_LIST_ENTRIES];
             p->hist_count++;
@@ -384,11 +388,11 @@ void dlb2_schedule(DLB2State *s)
         s->schedule_again = false;
         do {
             progress = false;
-            for (p = 0; p < ndir; p++) {
+            for (p = 0; s->dir_waiting && p < ndir; p++) {
                 progress |= dlb2_sched_dir(s, p);
             }
             /* One QE per CQ per round: round-robin over eligible CQs. */
-            for (p = 0; p < DLB2_NUM_LDB_PORTS; p++) {
+            for (p = 0; s->ldb_waiting && p < DLB2_NUM_LDB_PORTS; p++) {
                 progress |= dlb2_sched_ldb(s, (s->rr_cq + p) %
                                               DLB2_NUM_LDB_PORTS);
             }
@@ -480,6 +484,7 @@ void dlb2_sched_reset(DLB2State *s)
     memset(s->vec_latched, 0, sizeof(s->vec_latched));
     memset(s->vec_deferred, 0, sizeof(s->vec_deferred));
     s->ldb_sched_total = s->dir_sched_total = 0;
+    s->dir_waiting = s->ldb_waiting = 0;
     s->rr_cq = 0;
 }
 

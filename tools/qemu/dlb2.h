@@ -221,6 +221,8 @@ struct DLB2State {
     bool vec_latched[2];        /* vector 0/1 sent, not yet acknowledged */
     bool vec_deferred[2];       /* an event came while latched */
     unsigned int rr_cq;         /* round-robin start among LDB CQs */
+    uint32_t dir_waiting;       /* QEs waiting in directed queues */
+    uint32_t ldb_waiting;       /* QEs waiting in LDB queues */
     bool in_schedule;
     bool schedule_again;
 };
