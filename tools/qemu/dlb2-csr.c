@@ -71,11 +71,6 @@ static uint32_t dlb2_instance_offset(const DLB2RegDesc *d, DLB2Version ver,
     return d->offset[ver] + i * d->stride;
 }
 
-bool dlb2_reg_exists(DLB2State *s, DLB2RegId id)
-{
-    return dlb2_regs[id].offset[s->ver] != DLB2_REG_ABSENT;
-}
-
 uint32_t dlb2_reg(DLB2State *s, DLB2RegId id, unsigned int idx)
 {
     assert(idx < s->reg_instances[id]);

@@ -29,7 +29,8 @@ static unsigned int dlb2_prio_bin(const DLB2HCW *hcw)
 }
 
 /* Hardware ring size of a CQ in entries (4 << select), 0 if unconfigured. */
-unsigned int dlb2_cq_depth(DLB2State *s, bool is_ldb, unsigned int port)
+static unsigned int dlb2_cq_depth(DLB2State *s, bool is_ldb,
+                                  unsigned int port)
 {
     unsigned int sel = dlb2_reg(s, is_ldb ? DLB2_R_CHP_LDB_CQ_TKN_DEPTH_SEL :
                                             DLB2_R_CHP_DIR_CQ_TKN_DEPTH_SEL,

@@ -233,7 +233,6 @@ void dlb2_csr_reset(DLB2State *s);
 void dlb2_csr_fini(DLB2State *s);
 uint32_t dlb2_reg(DLB2State *s, DLB2RegId id, unsigned int idx);
 void dlb2_reg_set(DLB2State *s, DLB2RegId id, unsigned int idx, uint32_t val);
-bool dlb2_reg_exists(DLB2State *s, DLB2RegId id);
 extern const MemoryRegionOps dlb2_csr_ops;
 
 /* dlb2-func.c */
@@ -255,7 +254,6 @@ void dlb2_dir_enqueue(DLB2State *s, DLB2QE *qe);
 void dlb2_sched_ctrl(DLB2State *s, uint32_t val);
 void dlb2_ldb_retire(DLB2State *s, unsigned int port, const DLB2HistEntry *e);
 void dlb2_ordered_attach(DLB2State *s, const DLB2HistEntry *e, DLB2QE *qe);
-unsigned int dlb2_cq_depth(DLB2State *s, bool is_ldb, unsigned int port);
 
 /* dlb2-irq.c */
 void dlb2_alarm(DLB2State *s, DLB2Alarm alarm, bool is_ldb, unsigned int port,
