@@ -3,7 +3,8 @@
 # AccDirect top-level Makefile.
 #
 #   make [modules]      build dlb2.ko against KDIR (default: the running kernel)
-#   make check          host unit tests, then every kselftest in the VM harness
+#   make check          the model's qtests, then in the VM harness the kselftests,
+#                       KUnit tests and DPDK's dlb2 self-test (tools/vm/check)
 #   make check-debug    the same on the debug kernel (KASAN, lockdep, kmemleak)
 #   make demo           boot the VM and show the DLB device and its driver
 #   make vm-kernel vm-qemu   build the harness kernel / QEMU (cached)
@@ -70,4 +71,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,14p' Makefile
