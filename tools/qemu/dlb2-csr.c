@@ -98,13 +98,26 @@ static bool dlb2_reg_lookup(DLB2State *s, hwaddr addr, DLB2RegId *id,
     return true;
 }
 
+/* CHP_{LDB,DIR}_CQ_INTR_ARMED{0,1}: which ports a register covers. */
+static bool dlb2_armed_is_ldb(DLB2RegId id)
+{
+    return id == DLB2_R_CHP_LDB_CQ_INTR_ARMED0 ||
+           id == DLB2_R_CHP_LDB_CQ_INTR_ARMED1;
+}
+
+static unsigned int dlb2_armed_base(DLB2RegId id)
+{
+    return id == DLB2_R_CHP_LDB_CQ_INTR_ARMED1 ||
+           id == DLB2_R_CHP_DIR_CQ_INTR_ARMED1 ? 32 : 0;
+}
+
 /* Registers whose value is the model's live state. */
 static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
                            uint32_t *val)
 {
     switch (id) {
     case DLB2_R_LSP_CQ_LDB_TKN_CNT:
-        *val = s->ldb_port[i].tokens;
+        *val = s->ldb_port[i].c.tokens;
         return true;
     case DLB2_R_LSP_CQ_DIR_TKN_CNT:
         *val = s->dir_port[i].tokens;
@@ -113,7 +126,7 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
         *val = s->ldb_port[i].hist_count;
         return true;
     case DLB2_R_CHP_LDB_CQ_WPTR:
-        *val = s->ldb_port[i].wptr & 0x7ff;
+        *val = s->ldb_port[i].c.wptr & 0x7ff;
         return true;
     case DLB2_R_CHP_DIR_CQ_WPTR:
         *val = s->dir_port[i].wptr & 0x1fff;
@@ -141,10 +154,10 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
         *val = s->credits_dir[i];
         return true;
     case DLB2_R_LSP_CQ_LDB_TOT_SCH_CNTL:
-        *val = s->ldb_port[i].sched_count;
+        *val = s->ldb_port[i].c.sched_count;
         return true;
     case DLB2_R_LSP_CQ_LDB_TOT_SCH_CNTH:
-        *val = s->ldb_port[i].sched_count >> 32;
+        *val = s->ldb_port[i].c.sched_count >> 32;
         return true;
     case DLB2_R_LSP_CQ_DIR_TOT_SCH_CNTL:
         *val = s->dir_port[i].sched_count;
@@ -195,24 +208,15 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
         *val = s->occ_dir[1];
         return true;
     case DLB2_R_CHP_LDB_CQ_INTR_ARMED0:
-    case DLB2_R_CHP_LDB_CQ_INTR_ARMED1: {
-        unsigned int base = id == DLB2_R_CHP_LDB_CQ_INTR_ARMED0 ? 0 : 32;
-        unsigned int p;
-
-        *val = 0;
-        for (p = 0; p < 32; p++) {
-            *val |= (uint32_t)s->ldb_port[base + p].armed << p;
-        }
-        return true;
-    }
+    case DLB2_R_CHP_LDB_CQ_INTR_ARMED1:
     case DLB2_R_CHP_DIR_CQ_INTR_ARMED0:
     case DLB2_R_CHP_DIR_CQ_INTR_ARMED1: {
-        unsigned int base = id == DLB2_R_CHP_DIR_CQ_INTR_ARMED0 ? 0 : 32;
-        unsigned int p;
+        unsigned int base = dlb2_armed_base(id), p;
 
         *val = 0;
         for (p = 0; p < 32; p++) {
-            *val |= (uint32_t)s->dir_port[base + p].armed << p;
+            *val |= (uint32_t)dlb2_port(s, dlb2_armed_is_ldb(id),
+                                        base + p)->armed << p;
         }
         return true;
     }
@@ -230,13 +234,13 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
 {
     switch (id) {
     case DLB2_R_LSP_CQ_LDB_TKN_CNT:
-        s->ldb_port[i].tokens = s->ldb_port[i].token_bias = val & 0x7ff;
+        s->ldb_port[i].c.tokens = s->ldb_port[i].c.token_bias = val & 0x7ff;
         return true;
     case DLB2_R_LSP_CQ_DIR_TKN_CNT:
         s->dir_port[i].tokens = s->dir_port[i].token_bias = val & 0x1fff;
         return true;
     case DLB2_R_CHP_LDB_CQ_WPTR:
-        s->ldb_port[i].wptr = val & 0x7ff;
+        s->ldb_port[i].c.wptr = val & 0x7ff;
         return true;
     case DLB2_R_CHP_DIR_CQ_WPTR:
         s->dir_port[i].wptr = val & 0x1fff;
@@ -250,7 +254,7 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
         return true;
     case DLB2_R_LSP_CQ_LDB_TOT_SCH_CNTL:
     case DLB2_R_LSP_CQ_LDB_TOT_SCH_CNTH:
-        s->ldb_port[i].sched_count = 0;
+        s->ldb_port[i].c.sched_count = 0;
         return true;
     case DLB2_R_LSP_CQ_DIR_TOT_SCH_CNTL:
     case DLB2_R_LSP_CQ_DIR_TOT_SCH_CNTH:
@@ -284,22 +288,15 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
     case DLB2_R_CHP_LDB_CQ_INTR_ARMED1:
     case DLB2_R_CHP_DIR_CQ_INTR_ARMED0:
     case DLB2_R_CHP_DIR_CQ_INTR_ARMED1: {
-        bool is_ldb = id == DLB2_R_CHP_LDB_CQ_INTR_ARMED0 ||
-                      id == DLB2_R_CHP_LDB_CQ_INTR_ARMED1;
-        unsigned int base = (id == DLB2_R_CHP_LDB_CQ_INTR_ARMED1 ||
-                             id == DLB2_R_CHP_DIR_CQ_INTR_ARMED1) ? 32 : 0;
-        unsigned int p;
+        bool is_ldb = dlb2_armed_is_ldb(id);
+        unsigned int base = dlb2_armed_base(id), p;
 
         /* Write one to arm (model choice: writing 0 does not disarm). */
         for (p = 0; p < 32; p++) {
             if (!(val & (1u << p))) {
                 continue;
             }
-            if (is_ldb) {
-                s->ldb_port[base + p].armed = true;
-            } else {
-                s->dir_port[base + p].armed = true;
-            }
+            dlb2_port(s, is_ldb, base + p)->armed = true;
             dlb2_cq_irq_check(s, is_ldb, base + p);
         }
         return true;

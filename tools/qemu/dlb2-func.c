@@ -42,8 +42,7 @@ static void dlb2_pp_write(void *opaque, hwaddr addr, uint64_t val,
     unsigned int port = (addr & 0xff000) / DLB2_PP_STRIDE;
     unsigned int off = addr & 0xf, i;
     uint16_t bytes = ((1u << size) - 1) << off;
-    uint8_t *staged;
-    uint16_t *mask;
+    DLB2Port *p;
     DLB2HCW hcw;
 
     trace_dlb2_pp_write(is_ldb ? "ldb" : "dir", port, addr & 0xfff, size, val);
@@ -51,21 +50,19 @@ static void dlb2_pp_write(void *opaque, hwaddr addr, uint64_t val,
         off + size > 16) {
         return;     /* no such port, or a write across two HCWs: dropped */
     }
-    staged = is_ldb ? s->ldb_port[port].staged : s->dir_port[port].staged;
-    mask = is_ldb ? &s->ldb_port[port].staged_mask :
-                    &s->dir_port[port].staged_mask;
-    if (*mask & bytes) {
-        *mask = 0;
+    p = dlb2_port(s, is_ldb, port);
+    if (p->staged_mask & bytes) {
+        p->staged_mask = 0;
     }
     for (i = 0; i < size; i++) {
-        staged[off + i] = val >> (8 * i);
+        p->staged[off + i] = val >> (8 * i);
     }
-    *mask |= bytes;
-    if (*mask != 0xffff) {
+    p->staged_mask |= bytes;
+    if (p->staged_mask != 0xffff) {
         return;
     }
-    *mask = 0;
-    dlb2_hcw_decode(staged, &hcw);
+    p->staged_mask = 0;
+    dlb2_hcw_decode(p->staged, &hcw);
     dlb2_hcw_process(s, is_ldb, port, &hcw);
 }
 

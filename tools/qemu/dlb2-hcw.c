@@ -124,8 +124,7 @@ void dlb2_qe_route(DLB2State *s, DLB2QE *qe)
 static void dlb2_return_tokens(DLB2State *s, bool is_ldb, unsigned int port,
                                unsigned int n, const DLB2HCW *hcw)
 {
-    uint32_t *tokens = is_ldb ? &s->ldb_port[port].tokens :
-                                &s->dir_port[port].tokens;
+    uint32_t *tokens = &dlb2_port(s, is_ldb, port)->tokens;
 
     trace_dlb2_tokens(is_ldb ? "ldb" : "dir", port, n, *tokens);
     /* Model choice: an excess pop is refused whole, the count unchanged. */
@@ -187,11 +186,7 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
         dlb2_return_tokens(s, is_ldb, port, (hcw->lock_id & 0x3ff) + 1, hcw);
         break;
     case DLB2_CMD_ARM:
-        if (is_ldb) {
-            s->ldb_port[port].armed = true;
-        } else {
-            s->dir_port[port].armed = true;
-        }
+        dlb2_port(s, is_ldb, port)->armed = true;
         dlb2_cq_irq_check(s, is_ldb, port);
         return;
     case DLB2_CMD_NEW:

@@ -99,11 +99,7 @@ void dlb2_alarm(DLB2State *s, DLB2Alarm alarm, bool is_ldb, unsigned int port,
 
 void dlb2_cq_irq_check(DLB2State *s, bool is_ldb, unsigned int port)
 {
-    bool *armed = is_ldb ? &s->ldb_port[port].armed : &s->dir_port[port].armed;
-    uint32_t tokens = is_ldb ? s->ldb_port[port].tokens :
-                               s->dir_port[port].tokens;
-    uint32_t bias = is_ldb ? s->ldb_port[port].token_bias :
-                             s->dir_port[port].token_bias;
+    DLB2Port *p = dlb2_port(s, is_ldb, port);
     uint32_t enb = dlb2_reg(s, is_ldb ? DLB2_R_CHP_LDB_CQ_INT_ENB :
                                         DLB2_R_CHP_DIR_CQ_INT_ENB, port);
     uint32_t thresh = (dlb2_reg(s, is_ldb ? DLB2_R_CHP_LDB_CQ_INT_DEPTH_THRSH :
@@ -114,10 +110,11 @@ void dlb2_cq_irq_check(DLB2State *s, bool is_ldb, unsigned int port)
     uint32_t *occ = is_ldb ? s->occ_ldb : s->occ_dir;
 
     /* Outstanding QEs are the tokens held, less the depth<8 preload. */
-    if (!*armed || !(enb & 2) || tokens < bias || tokens - bias < thresh) {
+    if (!p->armed || !(enb & 2) || p->tokens < p->token_bias ||
+        p->tokens - p->token_bias < thresh) {
         return;
     }
-    *armed = false;
+    p->armed = false;
     occ[port / 32] |= 1u << (port % 32);
     trace_dlb2_cq_irq(is_ldb ? "ldb" : "dir", port);
     if (((isr >> 10) & 3) != 2) {

@@ -42,8 +42,7 @@ static unsigned int dlb2_cq_depth(DLB2State *s, bool is_ldb,
 static bool dlb2_cq_can_take(DLB2State *s, bool is_ldb, unsigned int port)
 {
     unsigned int depth = dlb2_cq_depth(s, is_ldb, port);
-    uint32_t tokens = is_ldb ? s->ldb_port[port].tokens :
-                               s->dir_port[port].tokens;
+    uint32_t tokens = dlb2_port(s, is_ldb, port)->tokens;
 
     if (dlb2_reg(s, is_ldb ? DLB2_R_LSP_CQ_LDB_DSBL : DLB2_R_LSP_CQ_DIR_DSBL,
                  port) & 1) {
@@ -73,7 +72,7 @@ static void dlb2_cq_write(DLB2State *s, bool is_ldb, unsigned int port,
                           unsigned int bucket)
 {
     unsigned int depth = dlb2_cq_depth(s, is_ldb, port);
-    uint32_t *wptr = is_ldb ? &s->ldb_port[port].wptr : &s->dir_port[port].wptr;
+    uint32_t *wptr = &dlb2_port(s, is_ldb, port)->wptr;
     uint32_t sparse_bit = is_ldb ? DLB2_CSR_CTRL_SPARSE_LDB :
                                    DLB2_CSR_CTRL_SPARSE_DIR;
     bool sparse = dlb2_reg(s, DLB2_R_CHP_CFG_CHP_CSR_CTRL, 0) & sparse_bit;
@@ -108,14 +107,13 @@ static void dlb2_scheduled(DLB2State *s, bool is_ldb, unsigned int port,
                            DLB2QE *qe)
 {
     bool to_ldb = (qe->hcw.sched & 3) != DLB2_SCHED_DIRECTED;
+    DLB2Port *p = dlb2_port(s, is_ldb, port);
 
+    p->tokens++;
+    p->sched_count++;
     if (is_ldb) {
-        s->ldb_port[port].tokens++;
-        s->ldb_port[port].sched_count++;
         s->ldb_sched_total++;
     } else {
-        s->dir_port[port].tokens++;
-        s->dir_port[port].sched_count++;
         s->dir_sched_total++;
     }
     dlb2_credit_return(s, qe->domain, to_ldb);

@@ -114,28 +114,23 @@ typedef struct DLB2HistEntry {
     uint16_t sn;            /* ordered: sequence number */
 } DLB2HistEntry;
 
-typedef struct DLB2LdbPort {
-    DLB2HistEntry *hist;    /* FIFO of DLB2_HIST_LIST_ENTRIES entries */
-    unsigned int hist_head, hist_count;
-    uint32_t tokens;        /* LSP_CQ_LDB_TKN_CNT, including the depth<8 bias */
+/* What every port has, LDB or directed: its CQ and its HCW staging. */
+typedef struct DLB2Port {
+    uint32_t tokens;        /* LSP_CQ_*_TKN_CNT, including the depth<8 bias */
     uint32_t token_bias;    /* the value software preloaded (8 - depth) */
     uint32_t wptr;          /* CQ write pointer, in entries */
     uint64_t sched_count;
-    bool armed;
-    unsigned int rr_slot;   /* round-robin among equal-priority slots */
+    bool armed;             /* CQ interrupt armed */
     uint8_t staged[16];     /* HCW assembly from writes narrower than 16 B */
     uint16_t staged_mask;
-} DLB2LdbPort;
+} DLB2Port;
 
-typedef struct DLB2DirPort {
-    uint32_t tokens;
-    uint32_t token_bias;
-    uint32_t wptr;
-    uint64_t sched_count;
-    bool armed;
-    uint8_t staged[16];
-    uint16_t staged_mask;
-} DLB2DirPort;
+typedef struct DLB2LdbPort {
+    DLB2Port c;
+    DLB2HistEntry *hist;    /* FIFO of DLB2_HIST_LIST_ENTRIES entries */
+    unsigned int hist_head, hist_count;
+    unsigned int rr_slot;   /* round-robin among equal-priority slots */
+} DLB2LdbPort;
 
 /* Per atomic flow of an LDB queue. */
 typedef struct DLB2Flow {
@@ -210,7 +205,7 @@ struct DLB2State {
 
     /* Live state. */
     DLB2LdbPort ldb_port[DLB2_NUM_LDB_PORTS];
-    DLB2DirPort dir_port[DLB2_MAX_DIR_PORTS];
+    DLB2Port dir_port[DLB2_MAX_DIR_PORTS];
     DLB2LdbQueue ldb_queue[DLB2_NUM_LDB_QUEUES];
     DLB2DirQueue dir_queue[DLB2_MAX_DIR_PORTS];
     uint32_t credits_ldb[DLB2_NUM_DOMAINS];     /* 2.5: the combined pool */
@@ -226,6 +221,11 @@ struct DLB2State {
     bool in_schedule;
     bool schedule_again;
 };
+
+static inline DLB2Port *dlb2_port(DLB2State *s, bool is_ldb, unsigned int port)
+{
+    return is_ldb ? &s->ldb_port[port].c : &s->dir_port[port];
+}
 
 /* dlb2-csr.c */
 void dlb2_csr_init(DLB2State *s);
