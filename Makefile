@@ -24,7 +24,7 @@ VM_KSRC = $(VM_KDIR)/source
 VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # Module sources: only these (Kbuild files, .c, .h) are linked into VM_MODDIR,
 # never build products of an in-tree `make modules`.
-MODULE_SRCS = Kbuild dlb2
+MODULE_SRCS = Kbuild dlb2 include
 
 .PHONY: all modules check check-debug demo selftests vm-kernel vm-qemu vm-modules clean help
 

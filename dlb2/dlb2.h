@@ -1,36 +1,86 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Intel Dynamic Load Balancer (DLB 2.0 / 2.5) PF driver: device structure.
+ *
+ * Locking
+ * - dlb2_mutex (global, configfs.c) serialises everything that changes the
+ *   configuration: configfs stores, mkdir/rmdir, domain enable/disable,
+ *   link changes, the pending-unmap worker, probe attaching the device to
+ *   its configfs directory and remove detaching it.  It nests outside
+ *   dlb2_port.lock.
+ * - dlb2.res and dlb2.domains[] are only touched under dlb2_mutex.
+ * - The interrupt handlers read dlb2.ports[] without locks: a port is
+ *   published before its CQ interrupt is enabled and unpublished after the
+ *   interrupt is disabled and synchronize_irq() returned.
  */
 #ifndef __DLB2_H
 #define __DLB2_H
 
+#include <linux/atomic.h>
+#include <linux/interrupt.h>
 #include <linux/pci.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/dlb2.h>
+
+#include "resource.h"
 
 #define DLB2_DRV_NAME		"dlb2"
 
-/* Hardware generations, numbered as DPDK numbers them. */
-enum dlb2_hw_ver {
-	DLB2_HW_V2 = 0,
-	DLB2_HW_V2_5 = 1,
+
+struct dlb2_domain;
+struct dlb2_port;
+struct dlb2_cfs_dev;
+
+/* Kinds of ingress alarm the service interrupt counts. */
+enum dlb2_alarm {
+	DLB2_ALARM_ILLEGAL_ENQ,		/* no credit, excess completion, bad frag */
+	DLB2_ALARM_EXCESS_TOKENS,
+	DLB2_ALARM_ILLEGAL_HCW,
+	DLB2_ALARM_ILLEGAL_QID,
+	DLB2_ALARM_DISABLED_QID,
+	DLB2_ALARM_OTHER,
+	DLB2_NUM_ALARMS,
 };
 
 /**
  * struct dlb2 - one DLB physical function
  * @pdev: the PCI device
- * @ver: hardware generation, from the PCI device ID
+ * @ver: hardware generation (DLB2_HW_V2, DLB2_HW_V2_5), from the device ID
  * @func_base: BAR0 mapping (producer-port windows, MSI-X table)
  * @csr_base: BAR2 mapping (configuration and status registers)
- *
- * Allocated with devm in probe; every field is set before the device is
- * visible to user space and is read-only afterwards.
+ * @func_phys: bus address of BAR0, for user mappings of producer ports
+ * @num_dir_ports: 64 (2.0) or 96 (2.5)
+ * @cfs: the device's configfs directory (dlb2_<N>)
+ * @res: free hardware resources
+ * @domains: enabled domains by hardware id
+ * @ldb_ports: enabled load-balanced ports by hardware id (interrupts)
+ * @dir_ports: enabled directed ports by hardware id (interrupts)
+ * @pending_work: retries unmaps that wait for a port's completions
+ * @alarms: ingress alarms seen, by kind
+ * @alarm_window_start: jiffies when the current one-second window began
+ * @alarm_window_count: alarms in the current window
+ * @ingress_alarms_off: alarms were switched off after an alarm storm
+ * @domains_kobj: sysfs directory of the enabled domains
  */
 struct dlb2 {
 	struct pci_dev *pdev;
-	enum dlb2_hw_ver ver;
+	u32 ver;
 	void __iomem *func_base;
 	void __iomem *csr_base;
+	phys_addr_t func_phys;
+	unsigned int num_dir_ports;
+	struct dlb2_cfs_dev *cfs;
+	struct dlb2_resources res;
+	struct dlb2_domain *domains[DLB2_MAX_DOMAINS];
+	struct dlb2_port *ldb_ports[DLB2_MAX_LDB_PORTS];
+	struct dlb2_port *dir_ports[DLB2_MAX_DIR_PORTS];
+	struct delayed_work pending_work;
+	atomic64_t alarms[DLB2_NUM_ALARMS];
+	unsigned long alarm_window_start;
+	unsigned int alarm_window_count;
+	bool ingress_alarms_off;
+	struct kobject *domains_kobj;
 };
 
 static inline u32 dlb2_csr_rd(struct dlb2 *dlb2, u32 off)
@@ -42,6 +92,31 @@ static inline void dlb2_csr_wr(struct dlb2 *dlb2, u32 off, u32 val)
 {
 	iowrite32(val, dlb2->csr_base + off);
 }
+
+/* A read that makes sure earlier CSR writes reached the device. */
+void dlb2_flush_csr(struct dlb2 *dlb2);
+
+static inline const char *dlb2_ver_str(struct dlb2 *dlb2)
+{
+	return dlb2->ver == DLB2_HW_V2_5 ? "2.5" : "2.0";
+}
+
+/* configfs.c */
+extern struct mutex dlb2_mutex;
+int dlb2_configfs_init(void);
+void dlb2_configfs_exit(void);
+int dlb2_configfs_attach(struct dlb2 *dlb2);
+void dlb2_configfs_detach(struct dlb2 *dlb2);
+int dlb2_cfs_dev_id(struct dlb2 *dlb2);
+
+/* intr.c */
+int dlb2_intr_init(struct dlb2 *dlb2);
+void dlb2_intr_exit(struct dlb2 *dlb2);
+void dlb2_alarms_enable(struct dlb2 *dlb2);
+
+/* port.c */
+int dlb2_port_chrdev_init(void);
+void dlb2_port_chrdev_exit(void);
 
 /* sysfs.c */
 extern const struct attribute_group *dlb2_dev_groups[];

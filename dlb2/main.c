@@ -3,9 +3,11 @@
  * Intel Dynamic Load Balancer (DLB 2.0 / 2.5) PF driver: PCI probe and remove.
  *
  * Probe enables the function, maps the FUNC (BAR0) and CSR (BAR2) BARs, powers
- * the device on and waits until it reports ready, sets a 64-bit DMA mask and
- * allocates the two MSI-X vectors of compressed mode.  Everything is device
- * managed, so every error path and remove unwind in reverse order.
+ * the device on, resets it (FLR) and waits until it reports ready, sets a
+ * 64-bit DMA mask, initialises the hardware and the interrupts (two MSI-X
+ * vectors, compressed mode) and attaches the device to its configfs
+ * directory.  PCI resources are device managed; the rest unwinds in reverse
+ * order on error and in remove.
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -14,6 +16,7 @@
 #include <linux/pci.h>
 
 #include "dlb2.h"
+#include "hw.h"
 #include "regs.h"
 
 #define DLB2_READY_TIMEOUT_US	(1000 * USEC_PER_MSEC)
@@ -49,6 +52,26 @@ static int dlb2_power_on(struct dlb2 *dlb2)
 	return ret;
 }
 
+/*
+ * Function-level reset, so that the driver starts from reset values whatever
+ * ran before (a crashed user-space driver, a previous binding).
+ */
+static int dlb2_reset(struct dlb2 *dlb2)
+{
+	struct pci_dev *pdev = dlb2->pdev;
+	int ret;
+
+	/* Without FLR (none known), start from whatever state it has. */
+	if (pcie_reset_flr(pdev, PCI_RESET_PROBE))
+		return 0;
+	pci_save_state(pdev);
+	ret = pcie_flr(pdev);
+	pci_restore_state(pdev);
+	if (ret)
+		return ret;
+	return dlb2_power_on(dlb2);
+}
+
 static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct device *dev = &pdev->dev;
@@ -60,6 +83,9 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	dlb2->pdev = pdev;
 	dlb2->ver = id->driver_data;
+	dlb2->num_dir_ports = dlb2->ver == DLB2_HW_V2_5 ? 96 : 64;
+	dlb2_resources_init(&dlb2->res, dlb2->ver == DLB2_HW_V2_5);
+	INIT_DELAYED_WORK(&dlb2->pending_work, dlb2_pending_work);
 
 	ret = pcim_enable_device(pdev);
 	if (ret)
@@ -71,6 +97,7 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return dev_err_probe(dev, ret, "cannot map BARs\n");
 	dlb2->func_base = pcim_iomap_table(pdev)[DLB2_FUNC_BAR];
 	dlb2->csr_base = pcim_iomap_table(pdev)[DLB2_CSR_BAR];
+	dlb2->func_phys = pci_resource_start(pdev, DLB2_FUNC_BAR);
 
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (ret)
@@ -80,28 +107,50 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dlb2_power_on(dlb2);
 	if (ret)
 		return ret;
+	ret = dlb2_reset(dlb2);
+	if (ret)
+		return dev_err_probe(dev, ret, "function-level reset failed\n");
+	dlb2_hw_init(dlb2);
 
-	/* Released by pcim on unbind, as the device is managed. */
-	ret = pci_alloc_irq_vectors(pdev, DLB2_PF_NUM_COMPRESSED_MODE_VECTORS,
-				    DLB2_PF_NUM_COMPRESSED_MODE_VECTORS,
-				    PCI_IRQ_MSIX);
-	if (ret < 0)
-		return dev_err_probe(dev, ret, "cannot allocate MSI-X vectors\n");
-	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE, DLB2_SYS_MSIX_MODE_COMPRESSED);
+	ret = dlb2_intr_init(dlb2);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set up interrupts\n");
 
+	dlb2->domains_kobj = kobject_create_and_add("domains", &dev->kobj);
+	if (!dlb2->domains_kobj) {
+		ret = -ENOMEM;
+		goto err_intr;
+	}
 	pci_set_drvdata(pdev, dlb2);
-	dev_info(dev, "DLB %s, %u scheduling domains\n",
-		 dlb2->ver == DLB2_HW_V2_5 ? "2.5" : "2.0",
-		 dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(dlb2->ver)));
+	ret = dlb2_configfs_attach(dlb2);
+	if (ret)
+		goto err_kobj;
+
+	dev_info(dev, "DLB %s, %u scheduling domains, configfs dlb2_%d\n",
+		 dlb2_ver_str(dlb2),
+		 dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(dlb2->ver)),
+		 dlb2_cfs_dev_id(dlb2));
 	return 0;
+
+err_kobj:
+	kobject_put(dlb2->domains_kobj);
+err_intr:
+	dlb2_intr_exit(dlb2);
+	return ret;
 }
 
+/*
+ * Unbind: every domain is disabled (ports revoked from user space, hardware
+ * drained and reset) before the device goes; open port files stay valid and
+ * answer ENODEV.  The configfs directory stays for the next bind.
+ */
 static void dlb2_remove(struct pci_dev *pdev)
 {
 	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
 
-	/* Back to the reset interrupt mode; devres frees vectors and mappings. */
-	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE, 0);
+	dlb2_configfs_detach(dlb2);
+	kobject_put(dlb2->domains_kobj);
+	dlb2_intr_exit(dlb2);
 }
 
 static const struct pci_device_id dlb2_id_table[] = {
@@ -122,7 +171,37 @@ static struct pci_driver dlb2_pci_driver = {
 	.remove = dlb2_remove,
 	.dev_groups = dlb2_dev_groups,
 };
-module_pci_driver(dlb2_pci_driver);
+static int __init dlb2_init(void)
+{
+	int ret;
+
+	ret = dlb2_port_chrdev_init();
+	if (ret)
+		return ret;
+	ret = dlb2_configfs_init();
+	if (ret)
+		goto err_chrdev;
+	ret = pci_register_driver(&dlb2_pci_driver);
+	if (ret)
+		goto err_configfs;
+	return 0;
+
+err_configfs:
+	dlb2_configfs_exit();
+err_chrdev:
+	dlb2_port_chrdev_exit();
+	return ret;
+}
+
+static void __exit dlb2_exit(void)
+{
+	pci_unregister_driver(&dlb2_pci_driver);
+	dlb2_configfs_exit();
+	dlb2_port_chrdev_exit();
+}
+
+module_init(dlb2_init);
+module_exit(dlb2_exit);
 
 MODULE_DESCRIPTION("Intel Dynamic Load Balancer 2.0/2.5 driver");
 MODULE_AUTHOR("AccDirect developers");

@@ -215,3 +215,58 @@ void dlb2_sn_slot_free(struct dlb2_resources *r, unsigned int group,
 {
 	clear_bit(slot, &r->sn_slots[group]);
 }
+
+/**
+ * dlb2_domain_lacks() - which resource a failed dlb2_domain_alloc() lacked
+ * @r: the pools
+ * @req: the request that failed with -ENOSPC
+ *
+ * Return: a short name of the first resource the device has too little of.
+ */
+const char *dlb2_domain_lacks(const struct dlb2_resources *r,
+			      const struct dlb2_domain_req *req)
+{
+	u32 ldb_ports = req->ldb_ports_any;
+	unsigned int cos;
+
+	if (find_first_bit(r->domains, DLB2_MAX_DOMAINS) >= DLB2_MAX_DOMAINS)
+		return "scheduling domains";
+	if (free_in(r->ldb_queues, 0, DLB2_MAX_LDB_QUEUES) < req->ldb_queues)
+		return "load-balanced queues";
+	for (cos = 0; cos < DLB2_NUM_COS; cos++) {
+		unsigned int start = cos * DLB2_LDB_PORTS_PER_COS;
+
+		if (free_in(r->ldb_ports, start, start + DLB2_LDB_PORTS_PER_COS) <
+		    req->ldb_ports[cos])
+			return "load-balanced ports of the class of service";
+		ldb_ports += req->ldb_ports[cos];
+	}
+	if (free_in(r->ldb_ports, 0, DLB2_MAX_LDB_PORTS) < ldb_ports)
+		return "load-balanced ports";
+	if (free_in(r->dir_ports, 0, r->num_dir_ports) < req->dir_ports)
+		return "directed ports";
+	if (r->ldb_credits < req->ldb_credits)
+		return r->combined_credits ? "credits" : "load-balanced credits";
+	if (r->dir_credits < req->dir_credits)
+		return "directed credits";
+	if (r->atomic_inflights < req->atomic_inflights)
+		return "atomic inflights";
+	if (hist_list_find(r, req->hist_list_entries) < 0)
+		return "contiguous history-list entries";
+	return "nothing";
+}
+
+/**
+ * dlb2_hist_list_max_free() - the longest free history-list range
+ * @r: the pools
+ *
+ * Return: its length, the most one domain can still get.
+ */
+unsigned int dlb2_hist_list_max_free(const struct dlb2_resources *r)
+{
+	unsigned int start, end, best = 0;
+
+	for_each_set_bitrange(start, end, r->hist_list, DLB2_HIST_LIST_ENTRIES)
+		best = max(best, end - start);
+	return best;
+}

@@ -100,6 +100,9 @@ int dlb2_domain_alloc(struct dlb2_resources *r,
 		      const struct dlb2_domain_req *req,
 		      struct dlb2_domain_res *out);
 void dlb2_domain_free(struct dlb2_resources *r, struct dlb2_domain_res *d);
+unsigned int dlb2_hist_list_max_free(const struct dlb2_resources *r);
+const char *dlb2_domain_lacks(const struct dlb2_resources *r,
+			      const struct dlb2_domain_req *req);
 int dlb2_sn_slot_alloc(struct dlb2_resources *r, unsigned int sns,
 		       unsigned int *group, unsigned int *slot);
 void dlb2_sn_slot_free(struct dlb2_resources *r, unsigned int group,

@@ -1,0 +1,1091 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel DLB 2.0 / 2.5: configfs tree for scheduling-domain setup.
+ *
+ *   /sys/kernel/config/dlb2/dlb2_<N>/<domain>/{queues,ports}/...
+ *
+ * Documented in Documentation/ABI/testing/configfs-dlb2.  A domain is a
+ * description until "enable" commits it (domain.c).  While a domain is
+ * enabled, its queue and port items are held with configfs_depend_item so
+ * that rmdir answers EBUSY, and every store answers EBUSY; only links change
+ * (the hardware's dynamic map and unmap).
+ *
+ * The dlb2_<N> directories are created at the first probe of a PCI function
+ * and live until the module is unloaded, so that an unbind never has to
+ * remove directories an administrator made; configfs pins the module while
+ * any exist.
+ */
+#include <linux/configfs.h>
+#include <linux/ctype.h>
+#include <linux/idr.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "domain.h"
+
+DEFINE_MUTEX(dlb2_mutex);
+
+#define DLB2_STATUS_MAX		160
+
+/* /sys/kernel/config/dlb2/dlb2_<N> */
+struct dlb2_cfs_dev {
+	struct config_group group;
+	struct list_head node;		/* dlb2_cfs_devs, under dlb2_mutex */
+	struct list_head domains;	/* under dlb2_mutex */
+	int id;
+	char pci_name[32];
+	struct dlb2 *dlb2;		/* NULL while unbound */
+};
+
+struct dlb2_cfs_domain {
+	struct config_group group;
+	struct config_group queues_group;
+	struct config_group ports_group;
+	struct list_head node;
+	struct dlb2_cfs_dev *dev;
+	struct list_head queues;
+	struct list_head ports;
+	u32 ldb_credits;
+	u32 dir_credits;
+	struct dlb2_domain *hw;		/* non-NULL while enabled */
+	char status[DLB2_STATUS_MAX];
+};
+
+struct dlb2_cfs_queue {
+	struct config_group group;
+	struct list_head node;
+	struct dlb2_cfs_domain *dom;
+	bool removed;
+	unsigned int index;		/* in the enabled domain */
+	struct dlb2_queue_desc desc;
+};
+
+struct dlb2_cfs_port {
+	struct config_group group;
+	struct config_group links_group;
+	struct list_head node;
+	struct dlb2_cfs_domain *dom;
+	struct list_head links;
+	unsigned int num_links;
+	unsigned int index;
+	struct dlb2_port_desc desc;
+};
+
+struct dlb2_cfs_link {
+	struct config_group group;
+	struct list_head node;
+	struct dlb2_cfs_port *port;
+	struct dlb2_cfs_queue *queue;	/* holds a reference */
+	u8 prio;
+};
+
+static LIST_HEAD(dlb2_cfs_devs);
+static DEFINE_IDA(dlb2_cfs_ida);
+
+#define to_cfs(type, item) container_of(to_config_group(item), type, group)
+
+static struct dlb2_cfs_domain *to_dom(struct config_item *item)
+{
+	return to_cfs(struct dlb2_cfs_domain, item);
+}
+
+static struct dlb2_cfs_queue *to_queue(struct config_item *item)
+{
+	return to_cfs(struct dlb2_cfs_queue, item);
+}
+
+static struct dlb2_cfs_port *to_port(struct config_item *item)
+{
+	return to_cfs(struct dlb2_cfs_port, item);
+}
+
+static struct dlb2_cfs_link *to_link(struct config_item *item)
+{
+	return to_cfs(struct dlb2_cfs_link, item);
+}
+
+/* Names become paths under /dev and sysfs: keep them simple. */
+static int check_name(const char *name)
+{
+	size_t i, len = strlen(name);
+
+	if (!len || len > DLB2_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("_.-", name[i]))
+			return -EINVAL;
+	return 0;
+}
+
+static int parse_u32(const char *page, u32 min, u32 max, u32 *val)
+{
+	u32 v;
+
+	if (kstrtou32(page, 0, &v))
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+/* Index of @page (one word, newline allowed) in @words, or -EINVAL. */
+static int parse_word(const char *page, const char *const *words,
+		      unsigned int n)
+{
+	int i = __sysfs_match_string(words, n, page);
+
+	return i < 0 ? -EINVAL : i;
+}
+
+/*
+ * Stores: the value is parsed and checked, and set only when the domain is
+ * disabled; nothing changes on an error.
+ */
+#define CFS_STORE(name, obj_type, to_obj, dom_of, parse)		\
+static ssize_t name##_store(struct config_item *item, const char *page,	\
+			    size_t count)				\
+{									\
+	obj_type *obj = to_obj(item);					\
+	int ret;							\
+									\
+	mutex_lock(&dlb2_mutex);					\
+	if (dom_of(obj)->hw)						\
+		ret = -EBUSY;						\
+	else								\
+		ret = (parse);						\
+	mutex_unlock(&dlb2_mutex);					\
+	return ret ? ret : count;					\
+}
+
+/* ---- queues ---------------------------------------------------------- */
+
+static const char *const type_words[] = { "ldb", "dir" };
+static const char *const sched_words[] = {
+	[DLB2_Q_ATOMIC] = "atomic",
+	[DLB2_Q_ORDERED] = "ordered",
+	[DLB2_Q_UNORDERED] = "unordered",
+};
+
+#define QDOM(q) ((q)->dom)
+
+static int parse_type(const char *page, bool *ldb)
+{
+	int i = parse_word(page, type_words, ARRAY_SIZE(type_words));
+
+	if (i < 0)
+		return i;
+	*ldb = i == 0;
+	return 0;
+}
+
+static int parse_sched(const char *page, enum dlb2_sched *sched)
+{
+	int i = parse_word(page, sched_words, ARRAY_SIZE(sched_words));
+
+	if (i < 0)
+		return i;
+	*sched = i;
+	return 0;
+}
+
+static int parse_sns(const char *page, u32 *sns)
+{
+	u32 v;
+
+	if (kstrtou32(page, 0, &v))
+		return -EINVAL;
+	if (v && (v < 64 || v > DLB2_SNS_PER_GROUP || !is_power_of_2(v)))
+		return -EINVAL;
+	*sns = v;
+	return 0;
+}
+
+static int parse_lock_id_comp(const char *page, u32 *comp)
+{
+	u32 v;
+
+	if (kstrtou32(page, 0, &v))
+		return -EINVAL;
+	if (v && v != 65536 && (v < 64 || v > 4096 || !is_power_of_2(v)))
+		return -EINVAL;
+	*comp = v;
+	return 0;
+}
+
+static ssize_t queue_type_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%s\n", to_queue(item)->desc.ldb ? "ldb" : "dir");
+}
+CFS_STORE(queue_type, struct dlb2_cfs_queue, to_queue, QDOM,
+	  parse_type(page, &obj->desc.ldb))
+
+static ssize_t queue_sched_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%s\n", sched_words[to_queue(item)->desc.sched]);
+}
+CFS_STORE(queue_sched, struct dlb2_cfs_queue, to_queue, QDOM,
+	  parse_sched(page, &obj->desc.sched))
+
+static ssize_t queue_depth_threshold_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", to_queue(item)->desc.depth_threshold);
+}
+CFS_STORE(queue_depth_threshold, struct dlb2_cfs_queue, to_queue, QDOM,
+	  parse_u32(page, 0, 8191, &obj->desc.depth_threshold))
+
+static ssize_t queue_sequence_numbers_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", to_queue(item)->desc.sns);
+}
+CFS_STORE(queue_sequence_numbers, struct dlb2_cfs_queue, to_queue, QDOM,
+	  parse_sns(page, &obj->desc.sns))
+
+static ssize_t queue_atomic_inflights_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", to_queue(item)->desc.atomic_inflights);
+}
+CFS_STORE(queue_atomic_inflights, struct dlb2_cfs_queue, to_queue, QDOM,
+	  parse_u32(page, 0, DLB2_ATOMIC_INFLIGHTS,
+		    &obj->desc.atomic_inflights))
+
+static ssize_t queue_lock_id_compression_show(struct config_item *item,
+					      char *page)
+{
+	return sprintf(page, "%u\n", to_queue(item)->desc.lock_id_comp);
+}
+CFS_STORE(queue_lock_id_compression, struct dlb2_cfs_queue, to_queue, QDOM,
+	  parse_lock_id_comp(page, &obj->desc.lock_id_comp))
+
+static ssize_t queue_id_show(struct config_item *item, char *page)
+{
+	struct dlb2_cfs_queue *q = to_queue(item);
+	int id = -1;
+
+	mutex_lock(&dlb2_mutex);
+	if (q->dom->hw && !q->removed)
+		id = q->dom->hw->queues[q->index].id;
+	mutex_unlock(&dlb2_mutex);
+	return sprintf(page, "%d\n", id);
+}
+
+CONFIGFS_ATTR(queue_, type);
+CONFIGFS_ATTR(queue_, sched);
+CONFIGFS_ATTR(queue_, depth_threshold);
+CONFIGFS_ATTR(queue_, sequence_numbers);
+CONFIGFS_ATTR(queue_, atomic_inflights);
+CONFIGFS_ATTR(queue_, lock_id_compression);
+CONFIGFS_ATTR_RO(queue_, id);
+
+static struct configfs_attribute *queue_attrs[] = {
+	&queue_attr_type,
+	&queue_attr_sched,
+	&queue_attr_depth_threshold,
+	&queue_attr_sequence_numbers,
+	&queue_attr_atomic_inflights,
+	&queue_attr_lock_id_compression,
+	&queue_attr_id,
+	NULL,
+};
+
+static void queue_release(struct config_item *item)
+{
+	kfree(to_queue(item));
+}
+
+static struct configfs_item_operations queue_item_ops = {
+	.release = queue_release,
+};
+
+static const struct config_item_type queue_type = {
+	.ct_item_ops = &queue_item_ops,
+	.ct_attrs = queue_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *queues_make(struct config_group *group,
+					const char *name)
+{
+	struct dlb2_cfs_domain *dom = container_of(group, struct dlb2_cfs_domain,
+						   queues_group);
+	struct dlb2_cfs_queue *q;
+	int ret = check_name(name);
+
+	if (ret)
+		return ERR_PTR(ret);
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+	q->dom = dom;
+	q->desc = (struct dlb2_queue_desc){
+		.ldb = true,
+		.sched = DLB2_Q_ATOMIC,
+		.depth_threshold = 256,
+		.atomic_inflights = 64,
+	};
+	config_group_init_type_name(&q->group, name, &queue_type);
+	mutex_lock(&dlb2_mutex);
+	if (dom->hw) {
+		mutex_unlock(&dlb2_mutex);
+		kfree(q);
+		return ERR_PTR(-EBUSY);
+	}
+	list_add_tail(&q->node, &dom->queues);
+	mutex_unlock(&dlb2_mutex);
+	return &q->group;
+}
+
+static void queues_drop(struct config_group *group, struct config_item *item)
+{
+	struct dlb2_cfs_queue *q = to_queue(item);
+
+	mutex_lock(&dlb2_mutex);
+	list_del(&q->node);
+	q->removed = true;
+	mutex_unlock(&dlb2_mutex);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations queues_group_ops = {
+	.make_group = queues_make,
+	.drop_item = queues_drop,
+};
+
+static const struct config_item_type queues_type = {
+	.ct_group_ops = &queues_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+/* ---- links ----------------------------------------------------------- */
+
+#define LDOM(l) ((l)->port->dom)
+
+static ssize_t link_priority_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", to_link(item)->prio);
+}
+
+static int parse_prio(const char *page, u8 *prio)
+{
+	u32 v;
+	int ret = parse_u32(page, 0, 7, &v);
+
+	if (!ret)
+		*prio = v;
+	return ret;
+}
+CFS_STORE(link_priority, struct dlb2_cfs_link, to_link, LDOM,
+	  parse_prio(page, &obj->prio))
+
+CONFIGFS_ATTR(link_, priority);
+
+static struct configfs_attribute *link_attrs[] = {
+	&link_attr_priority,
+	NULL,
+};
+
+static void link_release(struct config_item *item)
+{
+	struct dlb2_cfs_link *link = to_link(item);
+
+	config_item_put(&link->queue->group.cg_item);
+	kfree(link);
+}
+
+static struct configfs_item_operations link_item_ops = {
+	.release = link_release,
+};
+
+static const struct config_item_type link_type = {
+	.ct_item_ops = &link_item_ops,
+	.ct_attrs = link_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct dlb2_cfs_queue *find_queue(struct dlb2_cfs_domain *dom,
+					 const char *name)
+{
+	struct dlb2_cfs_queue *q;
+
+	list_for_each_entry(q, &dom->queues, node)
+		if (!strcmp(config_item_name(&q->group.cg_item), name))
+			return q;
+	return NULL;
+}
+
+static struct config_group *links_make(struct config_group *group,
+				       const char *name)
+{
+	struct dlb2_cfs_port *port = container_of(group, struct dlb2_cfs_port,
+						  links_group);
+	struct dlb2_cfs_domain *dom = port->dom;
+	struct dlb2_cfs_link *link;
+	struct dlb2_cfs_queue *q;
+	int ret = 0;
+
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&dlb2_mutex);
+	q = find_queue(dom, name);
+	if (!q)
+		ret = -ENOENT;
+	else if (q->desc.ldb != port->desc.ldb)
+		ret = -EINVAL;
+	else if (port->num_links >= (port->desc.ldb ? DLB2_MAX_LINKS : 1))
+		ret = -ENOSPC;
+	else if (dom->hw && !port->desc.ldb)
+		ret = -EBUSY;
+	else if (dom->hw)
+		ret = dlb2_domain_link(dom->hw, port->index, q->index, 0);
+	if (ret) {
+		mutex_unlock(&dlb2_mutex);
+		kfree(link);
+		return ERR_PTR(ret);
+	}
+	link->port = port;
+	link->queue = q;
+	config_item_get(&q->group.cg_item);
+	list_add_tail(&link->node, &port->links);
+	port->num_links++;
+	mutex_unlock(&dlb2_mutex);
+	config_group_init_type_name(&link->group, name, &link_type);
+	return &link->group;
+}
+
+static void links_drop(struct config_group *group, struct config_item *item)
+{
+	struct dlb2_cfs_link *link = to_link(item);
+	struct dlb2_cfs_port *port = link->port;
+
+	mutex_lock(&dlb2_mutex);
+	if (port->dom->hw && !link->queue->removed)
+		dlb2_domain_unlink(port->dom->hw, port->index,
+				   link->queue->index);
+	list_del(&link->node);
+	port->num_links--;
+	mutex_unlock(&dlb2_mutex);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations links_group_ops = {
+	.make_group = links_make,
+	.drop_item = links_drop,
+};
+
+static const struct config_item_type links_type = {
+	.ct_group_ops = &links_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+/* ---- ports ----------------------------------------------------------- */
+
+static const char *const wait_words[] = { "poll", "interrupt" };
+
+#define PDOM(p) ((p)->dom)
+
+static int parse_cq_depth(const char *page, u32 *depth)
+{
+	u32 v;
+	int ret = parse_u32(page, 1, 1024, &v);
+
+	if (ret)
+		return ret;
+	if (!is_power_of_2(v))
+		return -EINVAL;
+	*depth = v;
+	return 0;
+}
+
+static int parse_hist_list(const char *page, u32 *entries)
+{
+	u32 v;
+
+	if (kstrtou32(page, 0, &v))
+		return -EINVAL;
+	if (v > DLB2_HIST_LIST_ENTRIES)
+		return -ERANGE;
+	*entries = v;
+	return 0;
+}
+
+static int parse_wait(const char *page, bool *intr)
+{
+	int i = parse_word(page, wait_words, ARRAY_SIZE(wait_words));
+
+	if (i < 0)
+		return i;
+	*intr = i == 1;
+	return 0;
+}
+
+static int parse_cos(const char *page, int *cos)
+{
+	u32 v;
+	int ret;
+
+	if (sysfs_streq(page, "any")) {
+		*cos = DLB2_ANY_COS;
+		return 0;
+	}
+	ret = parse_u32(page, 0, DLB2_NUM_COS - 1, &v);
+	if (!ret)
+		*cos = v;
+	return ret;
+}
+
+static ssize_t port_type_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%s\n", to_port(item)->desc.ldb ? "ldb" : "dir");
+}
+
+/* A port with links keeps its type: the links were checked against it. */
+static int set_port_type(struct dlb2_cfs_port *port, const char *page)
+{
+	bool ldb;
+	int ret = parse_type(page, &ldb);
+
+	if (ret)
+		return ret;
+	if (port->num_links && ldb != port->desc.ldb)
+		return -EBUSY;
+	port->desc.ldb = ldb;
+	return 0;
+}
+CFS_STORE(port_type, struct dlb2_cfs_port, to_port, PDOM,
+	  set_port_type(obj, page))
+
+static ssize_t port_cq_depth_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", to_port(item)->desc.cq_depth);
+}
+CFS_STORE(port_cq_depth, struct dlb2_cfs_port, to_port, PDOM,
+	  parse_cq_depth(page, &obj->desc.cq_depth))
+
+static ssize_t port_history_list_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", to_port(item)->desc.hist_list);
+}
+CFS_STORE(port_history_list, struct dlb2_cfs_port, to_port, PDOM,
+	  parse_hist_list(page, &obj->desc.hist_list))
+
+static ssize_t port_wait_mode_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%s\n", wait_words[to_port(item)->desc.intr]);
+}
+CFS_STORE(port_wait_mode, struct dlb2_cfs_port, to_port, PDOM,
+	  parse_wait(page, &obj->desc.intr))
+
+static ssize_t port_cos_show(struct config_item *item, char *page)
+{
+	int cos = to_port(item)->desc.cos;
+
+	if (cos == DLB2_ANY_COS)
+		return sprintf(page, "any\n");
+	return sprintf(page, "%d\n", cos);
+}
+CFS_STORE(port_cos, struct dlb2_cfs_port, to_port, PDOM,
+	  parse_cos(page, &obj->desc.cos))
+
+static ssize_t port_id_show(struct config_item *item, char *page)
+{
+	struct dlb2_cfs_port *port = to_port(item);
+	int id = -1;
+
+	mutex_lock(&dlb2_mutex);
+	if (port->dom->hw)
+		id = port->dom->hw->ports[port->index]->id;
+	mutex_unlock(&dlb2_mutex);
+	return sprintf(page, "%d\n", id);
+}
+
+CONFIGFS_ATTR(port_, type);
+CONFIGFS_ATTR(port_, cq_depth);
+CONFIGFS_ATTR(port_, history_list);
+CONFIGFS_ATTR(port_, wait_mode);
+CONFIGFS_ATTR(port_, cos);
+CONFIGFS_ATTR_RO(port_, id);
+
+static struct configfs_attribute *port_attrs[] = {
+	&port_attr_type,
+	&port_attr_cq_depth,
+	&port_attr_history_list,
+	&port_attr_wait_mode,
+	&port_attr_cos,
+	&port_attr_id,
+	NULL,
+};
+
+static void port_release(struct config_item *item)
+{
+	kfree(to_port(item));
+}
+
+static struct configfs_item_operations port_item_ops = {
+	.release = port_release,
+};
+
+static const struct config_item_type port_type = {
+	.ct_item_ops = &port_item_ops,
+	.ct_attrs = port_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *ports_make(struct config_group *group,
+				       const char *name)
+{
+	struct dlb2_cfs_domain *dom = container_of(group, struct dlb2_cfs_domain,
+						   ports_group);
+	struct dlb2_cfs_port *port;
+	int ret = check_name(name);
+
+	if (ret)
+		return ERR_PTR(ret);
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return ERR_PTR(-ENOMEM);
+	port->dom = dom;
+	INIT_LIST_HEAD(&port->links);
+	port->desc = (struct dlb2_port_desc){
+		.ldb = true,
+		.cq_depth = 64,
+		.cos = DLB2_ANY_COS,
+	};
+	config_group_init_type_name(&port->group, name, &port_type);
+	config_group_init_type_name(&port->links_group, "links", &links_type);
+	configfs_add_default_group(&port->links_group, &port->group);
+	mutex_lock(&dlb2_mutex);
+	if (dom->hw) {
+		mutex_unlock(&dlb2_mutex);
+		kfree(port);
+		return ERR_PTR(-EBUSY);
+	}
+	list_add_tail(&port->node, &dom->ports);
+	mutex_unlock(&dlb2_mutex);
+	return &port->group;
+}
+
+static void ports_drop(struct config_group *group, struct config_item *item)
+{
+	mutex_lock(&dlb2_mutex);
+	list_del(&to_port(item)->node);
+	mutex_unlock(&dlb2_mutex);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations ports_group_ops = {
+	.make_group = ports_make,
+	.drop_item = ports_drop,
+};
+
+static const struct config_item_type ports_type = {
+	.ct_group_ops = &ports_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+/* ---- domains --------------------------------------------------------- */
+
+#define DDOM(d) (d)
+
+static ssize_t domain_ldb_credits_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", to_dom(item)->ldb_credits);
+}
+
+static ssize_t domain_dir_credits_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", to_dom(item)->dir_credits);
+}
+
+/* Credit limits depend on the version of the device behind the domain. */
+static int parse_credits(struct dlb2_cfs_domain *dom, const char *page,
+			 bool ldb, u32 *val)
+{
+	bool v2_5 = dom->dev->dlb2 ? dom->dev->dlb2->ver == DLB2_HW_V2_5 : true;
+	u32 max = v2_5 ? 16384 : ldb ? 8192 : 4096;
+
+	return parse_u32(page, 0, max, val);
+}
+CFS_STORE(domain_ldb_credits, struct dlb2_cfs_domain, to_dom, DDOM,
+	  parse_credits(obj, page, true, &obj->ldb_credits))
+CFS_STORE(domain_dir_credits, struct dlb2_cfs_domain, to_dom, DDOM,
+	  parse_credits(obj, page, false, &obj->dir_credits))
+
+static ssize_t domain_status_show(struct config_item *item, char *page)
+{
+	ssize_t ret;
+
+	mutex_lock(&dlb2_mutex);
+	ret = sprintf(page, "%s\n", to_dom(item)->status);
+	mutex_unlock(&dlb2_mutex);
+	return ret;
+}
+
+static ssize_t domain_id_show(struct config_item *item, char *page)
+{
+	struct dlb2_cfs_domain *dom = to_dom(item);
+	int id;
+
+	mutex_lock(&dlb2_mutex);
+	id = dom->hw ? (int)dom->hw->res.id : -1;
+	mutex_unlock(&dlb2_mutex);
+	return sprintf(page, "%d\n", id);
+}
+
+static ssize_t domain_enable_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%d\n", !!READ_ONCE(to_dom(item)->hw));
+}
+
+/* Items of an enabled domain that rmdir must not remove. */
+static void for_each_held_item(struct dlb2_cfs_domain *dom,
+			       void (*fn)(struct config_item *item))
+{
+	struct dlb2_cfs_queue *q;
+	struct dlb2_cfs_port *p;
+	struct dlb2_cfs_link *l;
+
+	list_for_each_entry(q, &dom->queues, node)
+		fn(&q->group.cg_item);
+	list_for_each_entry(p, &dom->ports, node) {
+		fn(&p->group.cg_item);
+		if (!p->desc.ldb)
+			list_for_each_entry(l, &p->links, node)
+				fn(&l->group.cg_item);
+	}
+}
+
+static struct configfs_subsystem dlb2_subsys;
+
+static void depend(struct config_item *item)
+{
+	/* Cannot fail: the items are live, below our own subsystem. */
+	WARN_ON(configfs_depend_item_unlocked(&dlb2_subsys, item));
+}
+
+static void undepend(struct config_item *item)
+{
+	configfs_undepend_item_unlocked(item);
+}
+
+static void domain_disable(struct dlb2_cfs_domain *dom, const char *status)
+{
+	for_each_held_item(dom, undepend);
+	dlb2_domain_disable(dom->hw);
+	dom->hw = NULL;
+	strscpy(dom->status, status, sizeof(dom->status));
+}
+
+/* The description of a domain, for domain.c; NULL on -ENOMEM. */
+static struct dlb2_domain_desc *build_desc(struct dlb2_cfs_domain *dom)
+{
+	struct dlb2_domain_desc *desc;
+	struct dlb2_cfs_queue *q;
+	struct dlb2_cfs_port *p;
+	struct dlb2_cfs_link *l;
+	unsigned int i = 0;
+
+	desc = kzalloc(sizeof(*desc), GFP_KERNEL);
+	if (!desc)
+		return NULL;
+	desc->name = config_item_name(&dom->group.cg_item);
+	desc->ldb_credits = dom->ldb_credits;
+	desc->dir_credits = dom->dir_credits;
+	list_for_each_entry(q, &dom->queues, node)
+		desc->num_queues++;
+	list_for_each_entry(p, &dom->ports, node)
+		desc->num_ports++;
+	desc->queues = kcalloc(desc->num_queues, sizeof(*desc->queues),
+			       GFP_KERNEL);
+	desc->ports = kcalloc(desc->num_ports, sizeof(*desc->ports),
+			      GFP_KERNEL);
+	if ((desc->num_queues && !desc->queues) ||
+	    (desc->num_ports && !desc->ports)) {
+		kfree(desc->queues);
+		kfree(desc->ports);
+		kfree(desc);
+		return NULL;
+	}
+	list_for_each_entry(q, &dom->queues, node) {
+		q->index = i;
+		desc->queues[i] = q->desc;
+		desc->queues[i].name = config_item_name(&q->group.cg_item);
+		/* An ordered queue without a size gets the smallest. */
+		if (q->desc.ldb && q->desc.sched == DLB2_Q_ORDERED &&
+		    !q->desc.sns)
+			desc->queues[i].sns = 64;
+		i++;
+	}
+	i = 0;
+	list_for_each_entry(p, &dom->ports, node) {
+		struct dlb2_port_desc *d = &desc->ports[i];
+
+		p->index = i++;
+		*d = p->desc;
+		d->name = config_item_name(&p->group.cg_item);
+		d->num_links = 0;
+		list_for_each_entry(l, &p->links, node) {
+			if (l->queue->removed)
+				continue;
+			d->link_queue[d->num_links] = l->queue->index;
+			d->link_prio[d->num_links++] = l->prio;
+		}
+	}
+	return desc;
+}
+
+static void free_desc(struct dlb2_domain_desc *desc)
+{
+	kfree(desc->queues);
+	kfree(desc->ports);
+	kfree(desc);
+}
+
+static int domain_enable(struct dlb2_cfs_domain *dom)
+{
+	struct dlb2_domain_desc *desc;
+	struct dlb2_domain *hw;
+	char why[DLB2_STATUS_MAX - 8];
+
+	if (!dom->dev->dlb2) {
+		strscpy(dom->status, "error: the device is not bound",
+			sizeof(dom->status));
+		return -ENODEV;
+	}
+	desc = build_desc(dom);
+	if (!desc)
+		return -ENOMEM;
+	why[0] = '\0';
+	hw = dlb2_domain_enable(dom->dev->dlb2, desc, why, sizeof(why));
+	free_desc(desc);
+	if (IS_ERR(hw)) {
+		snprintf(dom->status, sizeof(dom->status), "error: %s", why);
+		return PTR_ERR(hw);
+	}
+	dom->hw = hw;
+	for_each_held_item(dom, depend);
+	strscpy(dom->status, "enabled", sizeof(dom->status));
+	return 0;
+}
+
+static ssize_t domain_enable_store(struct config_item *item, const char *page,
+				   size_t count)
+{
+	struct dlb2_cfs_domain *dom = to_dom(item);
+	bool on;
+	int ret = 0;
+
+	if (kstrtobool(page, &on))
+		return -EINVAL;
+	mutex_lock(&dlb2_mutex);
+	if (on && !dom->hw)
+		ret = domain_enable(dom);
+	else if (!on && dom->hw)
+		domain_disable(dom, "disabled");
+	mutex_unlock(&dlb2_mutex);
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR(domain_, ldb_credits);
+CONFIGFS_ATTR(domain_, dir_credits);
+CONFIGFS_ATTR(domain_, enable);
+CONFIGFS_ATTR_RO(domain_, status);
+CONFIGFS_ATTR_RO(domain_, id);
+
+static struct configfs_attribute *domain_attrs[] = {
+	&domain_attr_ldb_credits,
+	&domain_attr_dir_credits,
+	&domain_attr_enable,
+	&domain_attr_status,
+	&domain_attr_id,
+	NULL,
+};
+
+static void domain_release(struct config_item *item)
+{
+	kfree(to_dom(item));
+}
+
+static struct configfs_item_operations domain_item_ops = {
+	.release = domain_release,
+};
+
+static const struct config_item_type domain_type = {
+	.ct_item_ops = &domain_item_ops,
+	.ct_attrs = domain_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *domains_make(struct config_group *group,
+					 const char *name)
+{
+	struct dlb2_cfs_dev *dev = container_of(group, struct dlb2_cfs_dev,
+						group);
+	struct dlb2_cfs_domain *dom;
+	int ret = check_name(name);
+
+	if (ret)
+		return ERR_PTR(ret);
+	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+	if (!dom)
+		return ERR_PTR(-ENOMEM);
+	dom->dev = dev;
+	INIT_LIST_HEAD(&dom->queues);
+	INIT_LIST_HEAD(&dom->ports);
+	strscpy(dom->status, "disabled", sizeof(dom->status));
+	config_group_init_type_name(&dom->group, name, &domain_type);
+	config_group_init_type_name(&dom->queues_group, "queues", &queues_type);
+	config_group_init_type_name(&dom->ports_group, "ports", &ports_type);
+	configfs_add_default_group(&dom->queues_group, &dom->group);
+	configfs_add_default_group(&dom->ports_group, &dom->group);
+	mutex_lock(&dlb2_mutex);
+	list_add_tail(&dom->node, &dev->domains);
+	mutex_unlock(&dlb2_mutex);
+	return &dom->group;
+}
+
+static void domains_drop(struct config_group *group, struct config_item *item)
+{
+	struct dlb2_cfs_domain *dom = to_dom(item);
+
+	mutex_lock(&dlb2_mutex);
+	if (dom->hw)
+		domain_disable(dom, "disabled");
+	list_del(&dom->node);
+	mutex_unlock(&dlb2_mutex);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations dev_group_ops = {
+	.make_group = domains_make,
+	.drop_item = domains_drop,
+};
+
+static const struct config_item_type dev_type = {
+	.ct_group_ops = &dev_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+static const struct config_item_type root_type = {
+	.ct_owner = THIS_MODULE,
+};
+
+static struct configfs_subsystem dlb2_subsys = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf = "dlb2",
+			.ci_type = &root_type,
+		},
+	},
+};
+
+/* Serialises creation of dlb2_<N> directories (outside dlb2_mutex). */
+static DEFINE_MUTEX(dlb2_cfs_devs_mutex);
+
+static struct dlb2_cfs_dev *find_or_create_dev(struct pci_dev *pdev)
+{
+	struct dlb2_cfs_dev *dev;
+	int ret;
+
+	list_for_each_entry(dev, &dlb2_cfs_devs, node)
+		if (!strcmp(dev->pci_name, pci_name(pdev)))
+			return dev;
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	dev->id = ida_alloc(&dlb2_cfs_ida, GFP_KERNEL);
+	if (dev->id < 0) {
+		ret = dev->id;
+		kfree(dev);
+		return ERR_PTR(ret);
+	}
+	INIT_LIST_HEAD(&dev->domains);
+	strscpy(dev->pci_name, pci_name(pdev), sizeof(dev->pci_name));
+	config_group_init_type_name(&dev->group, "", &dev_type);
+	ret = config_item_set_name(&dev->group.cg_item, "dlb2_%d", dev->id);
+	if (!ret)
+		ret = configfs_register_group(&dlb2_subsys.su_group,
+					      &dev->group);
+	if (ret) {
+		ida_free(&dlb2_cfs_ida, dev->id);
+		kfree(dev);
+		return ERR_PTR(ret);
+	}
+	list_add_tail(&dev->node, &dlb2_cfs_devs);
+	return dev;
+}
+
+/**
+ * dlb2_configfs_attach() - give a probed device its configfs directory
+ * @dlb2: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int dlb2_configfs_attach(struct dlb2 *dlb2)
+{
+	struct dlb2_cfs_dev *dev;
+
+	mutex_lock(&dlb2_cfs_devs_mutex);
+	dev = find_or_create_dev(dlb2->pdev);
+	mutex_unlock(&dlb2_cfs_devs_mutex);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	mutex_lock(&dlb2_mutex);
+	dev->dlb2 = dlb2;
+	dlb2->cfs = dev;
+	mutex_unlock(&dlb2_mutex);
+	return 0;
+}
+
+/**
+ * dlb2_configfs_detach() - disable a device's domains before it goes away
+ * @dlb2: the device
+ *
+ * The directories stay; their domains read "error: device removed".
+ */
+void dlb2_configfs_detach(struct dlb2 *dlb2)
+{
+	struct dlb2_cfs_dev *dev = dlb2->cfs;
+	struct dlb2_cfs_domain *dom;
+
+	mutex_lock(&dlb2_mutex);
+	list_for_each_entry(dom, &dev->domains, node)
+		if (dom->hw)
+			domain_disable(dom, "error: device removed");
+	dev->dlb2 = NULL;
+	mutex_unlock(&dlb2_mutex);
+	cancel_delayed_work_sync(&dlb2->pending_work);
+}
+
+/**
+ * dlb2_cfs_dev_id() - N of a device's dlb2_<N> directory
+ * @dlb2: the device
+ *
+ * Return: N.
+ */
+int dlb2_cfs_dev_id(struct dlb2 *dlb2)
+{
+	return dlb2->cfs->id;
+}
+
+int dlb2_configfs_init(void)
+{
+	config_group_init(&dlb2_subsys.su_group);
+	mutex_init(&dlb2_subsys.su_mutex);
+	return configfs_register_subsystem(&dlb2_subsys);
+}
+
+void dlb2_configfs_exit(void)
+{
+	struct dlb2_cfs_dev *dev, *tmp;
+
+	/* configfs holds the module while any domain directory exists. */
+	list_for_each_entry_safe(dev, tmp, &dlb2_cfs_devs, node) {
+		configfs_unregister_group(&dev->group);
+		ida_free(&dlb2_cfs_ida, dev->id);
+		kfree(dev);
+	}
+	configfs_unregister_subsystem(&dlb2_subsys);
+}

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel DLB 2.0 / 2.5: enabling and disabling scheduling domains.
+ *
+ * Enabling is all or nothing: the description is checked as a whole, the
+ * resources are allocated, the hardware programmed and started, and the
+ * ports published; any failure undoes every step.  Disabling revokes the
+ * ports from user space first, then drains and resets the hardware and
+ * gives the resources back.  Callers hold dlb2_mutex.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/gfp.h>
+#include <linux/interrupt.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "domain.h"
+#include "hw.h"
+#include "regs.h"
+
+/* How often an unmap that waits for a consumer's completions is retried. */
+#define DLB2_PENDING_RETRY	msecs_to_jiffies(10)
+
+static u32 port_hist_list(const struct dlb2_port_desc *p)
+{
+	return p->hist_list ? p->hist_list : 2 * p->cq_depth;
+}
+
+#define WHY(...)	({ snprintf(why, len, __VA_ARGS__); -EINVAL; })
+
+/**
+ * dlb2_domain_check() - is a domain description consistent?
+ * @desc: the description; each attribute already passed its own check
+ * @is_v2_5: for DLB 2.5 (one credit pool)
+ * @why: set to the reason when it is not
+ * @len: size of @why
+ *
+ * Return: 0, or -EINVAL with the reason in @why.
+ */
+int dlb2_domain_check(const struct dlb2_domain_desc *desc, bool is_v2_5,
+		      char *why, size_t len)
+{
+	bool ldb_q = false, dir_q = false, ldb_p = false;
+	unsigned int i, l;
+
+	if (!desc->num_ports)
+		return WHY("the domain has no ports");
+	for (i = 0; i < desc->num_queues; i++) {
+		const struct dlb2_queue_desc *q = &desc->queues[i];
+		unsigned int users = 0, pi;
+
+		if (!q->ldb) {
+			dir_q = true;
+			for (pi = 0; pi < desc->num_ports; pi++)
+				for (l = 0; l < desc->ports[pi].num_links; l++)
+					users += desc->ports[pi].link_queue[l] == i;
+			if (users != 1)
+				return WHY("directed queue %s is linked by %u ports, needs exactly 1",
+					   q->name, users);
+			continue;
+		}
+		ldb_q = true;
+		if (q->sched == DLB2_Q_ORDERED && !q->sns)
+			return WHY("ordered queue %s has no sequence_numbers",
+				   q->name);
+		if (q->sched != DLB2_Q_ORDERED && q->sns)
+			return WHY("queue %s has sequence_numbers but is not ordered",
+				   q->name);
+		if (q->sched == DLB2_Q_ATOMIC && !q->atomic_inflights)
+			return WHY("atomic queue %s has no atomic_inflights",
+				   q->name);
+	}
+	for (i = 0; i < desc->num_ports; i++) {
+		const struct dlb2_port_desc *p = &desc->ports[i];
+
+		ldb_p |= p->ldb;
+		if (!p->ldb && p->num_links > 1)
+			return WHY("directed port %s links %u queues, at most 1",
+				   p->name, p->num_links);
+		for (l = 0; l < p->num_links; l++)
+			if (desc->queues[p->link_queue[l]].ldb != p->ldb)
+				return WHY("port %s and queue %s are not of the same type",
+					   p->name,
+					   desc->queues[p->link_queue[l]].name);
+	}
+	if (ldb_q && !ldb_p)
+		return WHY("load-balanced queues need a load-balanced port");
+	if (is_v2_5) {
+		if ((ldb_q || dir_q) && !desc->ldb_credits && !desc->dir_credits)
+			return WHY("the domain has queues but no credits");
+	} else {
+		if (ldb_q && !desc->ldb_credits)
+			return WHY("the domain has load-balanced queues but ldb_credits is 0");
+		if (dir_q && !desc->dir_credits)
+			return WHY("the domain has directed queues but dir_credits is 0");
+	}
+	return 0;
+}
+
+static void domain_req(const struct dlb2_domain_desc *desc, bool is_v2_5,
+		       struct dlb2_domain_req *req)
+{
+	unsigned int i;
+
+	memset(req, 0, sizeof(*req));
+	req->ldb_credits = desc->ldb_credits;
+	req->dir_credits = desc->dir_credits;
+	if (is_v2_5) {
+		req->ldb_credits += req->dir_credits;
+		req->dir_credits = 0;
+	}
+	for (i = 0; i < desc->num_queues; i++) {
+		if (desc->queues[i].ldb) {
+			req->ldb_queues++;
+			req->atomic_inflights += desc->queues[i].atomic_inflights;
+		}
+	}
+	for (i = 0; i < desc->num_ports; i++) {
+		const struct dlb2_port_desc *p = &desc->ports[i];
+
+		if (!p->ldb) {
+			req->dir_ports++;
+			continue;
+		}
+		if (p->cos == DLB2_ANY_COS)
+			req->ldb_ports_any++;
+		else
+			req->ldb_ports[p->cos]++;
+		req->hist_list_entries += port_hist_list(p);
+	}
+}
+
+/* Take the lowest id of @owned in [start, end) not yet in @used. */
+static unsigned int take_id(const unsigned long *owned, unsigned long *used,
+			    unsigned int start, unsigned int end)
+{
+	unsigned int id;
+
+	for (id = find_next_bit(owned, end, start); id < end;
+	     id = find_next_bit(owned, end, id + 1))
+		if (!test_and_set_bit(id, used))
+			return id;
+	return end;
+}
+
+static void free_sn_slots(struct dlb2 *dlb2, struct dlb2_domain *dom)
+{
+	unsigned int i;
+
+	for (i = 0; i < dom->num_queues; i++) {
+		struct dlb2_queue *q = &dom->queues[i];
+
+		if (q->sn_group >= 0)
+			dlb2_sn_slot_free(&dlb2->res, q->sn_group, q->sn_slot);
+		q->sn_group = -1;
+	}
+}
+
+/* Queue ids, SN slots; directed queue ids come with their port. */
+static int setup_queues(struct dlb2 *dlb2, struct dlb2_domain *dom,
+			const struct dlb2_domain_desc *desc, char *why,
+			size_t len)
+{
+	DECLARE_BITMAP(used, DLB2_MAX_LDB_QUEUES) = { };
+	unsigned int i, group, slot;
+	int ret;
+
+	for (i = 0; i < desc->num_queues; i++) {
+		struct dlb2_queue *q = &dom->queues[i];
+
+		q->dom = dom;
+		q->desc = desc->queues[i];
+		strscpy(q->name, q->desc.name, sizeof(q->name));
+		q->desc.name = q->name;
+		q->ldb = q->desc.ldb;
+		q->sn_group = -1;
+		if (!q->ldb)
+			continue;
+		q->id = take_id(dom->res.ldb_queues, used, 0,
+				DLB2_MAX_LDB_QUEUES);
+		if (!q->desc.sns)
+			continue;
+		ret = dlb2_sn_slot_alloc(&dlb2->res, q->desc.sns, &group, &slot);
+		if (ret) {
+			free_sn_slots(dlb2, dom);
+			snprintf(why, len,
+				 "no sequence-number group has room for %u SNs (queue %s)",
+				 q->desc.sns, q->name);
+			return ret;
+		}
+		q->sn_group = group;
+		q->sn_slot = slot;
+	}
+	return 0;
+}
+
+static void free_port(struct dlb2 *dlb2, struct dlb2_port *port)
+{
+	if (port->cq_va)
+		dma_free_coherent(&dlb2->pdev->dev, DLB2_CQ_MAX_SIZE,
+				  port->cq_va, port->cq_dma);
+	port->cq_va = NULL;
+	dlb2_port_put(port);
+}
+
+static struct dlb2_port *alloc_port(struct dlb2 *dlb2, struct dlb2_domain *dom,
+				    const struct dlb2_port_desc *d)
+{
+	struct dlb2_port *port = kzalloc(sizeof(*port), GFP_KERNEL);
+
+	if (!port)
+		return NULL;
+	kref_init(&port->ref);
+	mutex_init(&port->lock);
+	init_waitqueue_head(&port->wq);
+	port->dlb2 = dlb2;
+	port->dom = dom;
+	port->ldb = d->ldb;
+	port->intr = d->intr;
+	port->cq_depth = d->cq_depth;
+	port->cq_entries = max_t(u32, d->cq_depth, 8);
+	port->hist_size = d->ldb ? port_hist_list(d) : 0;
+	strscpy(port->name, d->name, sizeof(port->name));
+	/* The largest ring (1024 sparse entries) for every port: 64 KiB. */
+	port->cq_va = dma_alloc_coherent(&dlb2->pdev->dev, DLB2_CQ_MAX_SIZE,
+					 &port->cq_dma, GFP_KERNEL);
+	if (!port->cq_va) {
+		dlb2_port_put(port);
+		return NULL;
+	}
+	return port;
+}
+
+/* Port ids, CQ memory, history lists, the slots of each port's links. */
+static int setup_ports(struct dlb2 *dlb2, struct dlb2_domain *dom,
+		       const struct dlb2_domain_desc *desc)
+{
+	DECLARE_BITMAP(used_ldb, DLB2_MAX_LDB_PORTS) = { };
+	DECLARE_BITMAP(used_dir, DLB2_MAX_DIR_PORTS) = { };
+	u32 hist = dom->res.hist_list_base;
+	unsigned int i, l, pass;
+
+	for (i = 0; i < desc->num_ports; i++) {
+		dom->ports[i] = alloc_port(dlb2, dom, &desc->ports[i]);
+		if (!dom->ports[i])
+			return -ENOMEM;
+		dom->num_ports = i + 1;
+	}
+	/* Ports of a given class first, then those of any class. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < desc->num_ports; i++) {
+			const struct dlb2_port_desc *d = &desc->ports[i];
+			unsigned int start = 0, end = DLB2_MAX_LDB_PORTS;
+
+			if (!d->ldb || (d->cos == DLB2_ANY_COS) != pass)
+				continue;
+			if (d->cos != DLB2_ANY_COS) {
+				start = d->cos * (DLB2_MAX_LDB_PORTS / DLB2_NUM_COS);
+				end = start + DLB2_MAX_LDB_PORTS / DLB2_NUM_COS;
+			}
+			dom->ports[i]->id = take_id(dom->res.ldb_ports, used_ldb,
+						    start, end);
+		}
+	}
+	for (i = 0; i < desc->num_ports; i++) {
+		const struct dlb2_port_desc *d = &desc->ports[i];
+		struct dlb2_port *port = dom->ports[i];
+
+		if (d->ldb) {
+			port->hist_base = hist;
+			hist += port->hist_size;
+			for (l = 0; l < d->num_links; l++) {
+				port->slot_queue[l] = &dom->queues[d->link_queue[l]];
+				port->slot_prio[l] = d->link_prio[l];
+			}
+			continue;
+		}
+		port->id = take_id(dom->res.dir_ports, used_dir, 0,
+				   dlb2->num_dir_ports);
+		if (d->num_links)
+			dom->queues[d->link_queue[0]].id = port->id;
+	}
+	return 0;
+}
+
+static void program(struct dlb2 *dlb2, struct dlb2_domain *dom,
+		    const struct dlb2_domain_desc *desc)
+{
+	unsigned int i, s, d = dom->res.id;
+
+	dlb2_hw_sn_modes(dlb2);
+	dlb2_hw_domain_credits(dlb2, d, dom->res.req.ldb_credits,
+			       dom->res.req.dir_credits);
+	for (i = 0; i < dom->num_queues; i++) {
+		if (dom->queues[i].ldb)
+			dlb2_hw_ldb_queue(dlb2, d, &dom->queues[i]);
+		else
+			dlb2_hw_dir_queue(dlb2, d, &dom->queues[i]);
+	}
+	for (i = 0; i < dom->num_ports; i++) {
+		struct dlb2_port *port = dom->ports[i];
+
+		if (!port->ldb) {
+			dlb2_hw_dir_port(dlb2, d, port);
+			WRITE_ONCE(dlb2->dir_ports[port->id], port);
+		} else {
+			dlb2_hw_ldb_port(dlb2, d, port);
+			WRITE_ONCE(dlb2->ldb_ports[port->id], port);
+			for (s = 0; s < desc->ports[i].num_links; s++) {
+				port->slot_state[s] = DLB2_SLOT_MAPPED;
+				dlb2_hw_map(dlb2, port, s, false);
+			}
+			dlb2_hw_cq_enable(dlb2, port, true);
+		}
+		if (port->intr)
+			dlb2_hw_port_intr(dlb2, port, true);
+	}
+}
+
+static void init_credit_page(struct dlb2_domain *dom)
+{
+	u64 *page = page_address(dom->credit_page);
+
+	page[DLB2_CREDIT_POOL_OFFSET(DLB2_CREDIT_POOL_LDB) / 8] =
+		dom->res.req.ldb_credits;
+	page[DLB2_CREDIT_POOL_OFFSET(DLB2_CREDIT_POOL_DIR) / 8] =
+		dom->res.req.dir_credits;
+}
+
+/* Undo program() and setup_*(): the hardware is reset, memory freed. */
+static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
+		     bool programmed)
+{
+	unsigned int i;
+
+	if (programmed) {
+		dlb2_hw_domain_reset(dlb2, dom);
+		/* No CQ interrupt handler still sees the ports. */
+		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_CQ));
+		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+		for (i = 0; i < dom->num_ports; i++) {
+			struct dlb2_port *port = dom->ports[i];
+
+			if (port->ldb)
+				WRITE_ONCE(dlb2->ldb_ports[port->id], NULL);
+			else
+				WRITE_ONCE(dlb2->dir_ports[port->id], NULL);
+		}
+	}
+	for (i = 0; i < dom->num_ports; i++)
+		free_port(dlb2, dom->ports[i]);
+	free_sn_slots(dlb2, dom);
+	dlb2_domain_free(&dlb2->res, &dom->res);
+	if (dom->credit_page)
+		__free_page(dom->credit_page);
+	kfree(dom->ports);
+	kfree(dom->queues);
+	kfree(dom);
+}
+
+/**
+ * dlb2_domain_enable() - allocate, program and start a scheduling domain
+ * @dlb2: the device
+ * @desc: what the domain is
+ * @why: set to the reason of a failure
+ * @len: size of @why
+ *
+ * Return: the domain, or an ERR_PTR: -EINVAL for an inconsistent
+ * description, -ENOSPC when the device lacks a resource, -ENOMEM; nothing
+ * is left allocated or programmed on failure.
+ */
+struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
+				       const struct dlb2_domain_desc *desc,
+				       char *why, size_t len)
+{
+	bool is_v2_5 = dlb2->ver == DLB2_HW_V2_5;
+	struct dlb2_domain_req req;
+	struct dlb2_domain *dom;
+	unsigned int i;
+	int ret;
+
+	ret = dlb2_domain_check(desc, is_v2_5, why, len);
+	if (ret)
+		return ERR_PTR(ret);
+	domain_req(desc, is_v2_5, &req);
+
+	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+	if (!dom)
+		return ERR_PTR(-ENOMEM);
+	ret = dlb2_domain_alloc(&dlb2->res, &req, &dom->res);
+	if (ret) {
+		snprintf(why, len, "the device lacks %s",
+			 dlb2_domain_lacks(&dlb2->res, &req));
+		kfree(dom);
+		return ERR_PTR(ret);
+	}
+	dom->dlb2 = dlb2;
+	strscpy(dom->name, desc->name, sizeof(dom->name));
+	dom->queues = kcalloc(desc->num_queues, sizeof(*dom->queues),
+			      GFP_KERNEL);
+	dom->ports = kcalloc(desc->num_ports, sizeof(*dom->ports), GFP_KERNEL);
+	dom->credit_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if ((desc->num_queues && !dom->queues) || !dom->ports ||
+	    !dom->credit_page) {
+		ret = -ENOMEM;
+		goto err_teardown;
+	}
+	dom->num_queues = desc->num_queues;
+	ret = setup_queues(dlb2, dom, desc, why, len);
+	if (ret)
+		goto err_teardown;
+	ret = setup_ports(dlb2, dom, desc);
+	if (ret)
+		goto err_teardown;
+
+	program(dlb2, dom, desc);
+	dlb2_hw_start(dlb2, dom);
+	init_credit_page(dom);
+
+	ret = dlb2_domain_sysfs_add(dom);
+	if (ret)
+		goto err_reset;
+	for (i = 0; i < dom->num_ports; i++) {
+		ret = dlb2_port_publish(dom->ports[i], dlb2_cfs_dev_id(dlb2));
+		if (ret)
+			goto err_unpublish;
+	}
+	dlb2->domains[dom->res.id] = dom;
+	return dom;
+
+err_unpublish:
+	while (i--)
+		dlb2_port_revoke(dom->ports[i]);
+	dlb2_domain_sysfs_del(dom);
+err_reset:
+	teardown(dlb2, dom, true);
+	snprintf(why, len, "cannot create the port devices (%d)", ret);
+	return ERR_PTR(ret);
+
+err_teardown:
+	if (ret == -ENOMEM)
+		snprintf(why, len, "out of memory");
+	teardown(dlb2, dom, false);
+	return ERR_PTR(ret);
+}
+
+/**
+ * dlb2_domain_disable() - revoke, drain, reset and free a domain
+ * @dom: an enabled domain
+ *
+ * User mappings of its ports are revoked before the hardware is reset, so
+ * that no producer writes into ports that another domain gets next.
+ */
+void dlb2_domain_disable(struct dlb2_domain *dom)
+{
+	struct dlb2 *dlb2 = dom->dlb2;
+	unsigned int i;
+
+	for (i = 0; i < dom->num_ports; i++)
+		dlb2_port_revoke(dom->ports[i]);
+	dlb2_domain_sysfs_del(dom);
+	dlb2->domains[dom->res.id] = NULL;
+	teardown(dlb2, dom, true);
+}
+
+static bool unmap_pending(const struct dlb2_port *port)
+{
+	unsigned int s;
+
+	for (s = 0; s < DLB2_MAX_LINKS; s++)
+		if (port->slot_state[s] == DLB2_SLOT_UNMAP_PENDING)
+			return true;
+	return false;
+}
+
+/**
+ * dlb2_port_cq_resume() - enable a port's CQ unless an unmap waits
+ * @port: a load-balanced or directed port of an enabled domain
+ */
+void dlb2_port_cq_resume(struct dlb2_port *port)
+{
+	dlb2_hw_cq_enable(port->dom->dlb2, port, !unmap_pending(port));
+}
+
+static int free_slot(struct dlb2_port *port)
+{
+	unsigned int s;
+
+	for (s = 0; s < DLB2_MAX_LINKS; s++)
+		if (port->slot_state[s] == DLB2_SLOT_UNMAPPED)
+			return s;
+	return -ENOSPC;
+}
+
+/**
+ * dlb2_domain_link() - map a queue to a load-balanced port of a running domain
+ * @dom: the domain
+ * @port: index of the port in the domain
+ * @queue: index of the queue in the domain
+ * @prio: priority of the link
+ *
+ * Return: 0; -EINVAL for a directed port or queue, -ENOSPC when all eight
+ * slots are taken, -EBUSY while QEs of the queue are scheduled and not
+ * completed (the hardware's dynamic map needs them completed; retry).
+ */
+int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
+		     unsigned int queue, u8 prio)
+{
+	struct dlb2_port *p = dom->ports[port];
+	struct dlb2_queue *q = &dom->queues[queue];
+	int slot;
+
+	if (!p->ldb || !q->ldb)
+		return -EINVAL;
+	slot = free_slot(p);
+	if (slot < 0)
+		return slot;
+	if (dlb2_hw_map_ready(dom->dlb2, q))
+		return -EBUSY;
+	p->slot_queue[slot] = q;
+	p->slot_prio[slot] = prio;
+	p->slot_state[slot] = DLB2_SLOT_MAPPED;
+	dlb2_hw_map(dom->dlb2, p, slot, true);
+	dlb2_port_cq_resume(p);
+	return 0;
+}
+
+/**
+ * dlb2_domain_unlink() - unmap a queue from a port of a running domain
+ * @dom: the domain
+ * @port: index of the port
+ * @queue: index of the queue
+ *
+ * When the port still owes completions, its CQ stays disabled and the unmap
+ * finishes in the background once the consumer completed them.
+ */
+void dlb2_domain_unlink(struct dlb2_domain *dom, unsigned int port,
+			unsigned int queue)
+{
+	struct dlb2_port *p = dom->ports[port];
+	struct dlb2_queue *q = &dom->queues[queue];
+	unsigned int s;
+
+	for (s = 0; s < DLB2_MAX_LINKS; s++) {
+		if (p->slot_queue[s] != q ||
+		    p->slot_state[s] != DLB2_SLOT_MAPPED)
+			continue;
+		if (dlb2_hw_unmap(dom->dlb2, p, s)) {
+			p->slot_state[s] = DLB2_SLOT_UNMAP_PENDING;
+			schedule_delayed_work(&dom->dlb2->pending_work,
+					      DLB2_PENDING_RETRY);
+		} else {
+			p->slot_state[s] = DLB2_SLOT_UNMAPPED;
+			p->slot_queue[s] = NULL;
+		}
+	}
+	dlb2_port_cq_resume(p);
+}
+
+/**
+ * dlb2_pending_work() - retry unmaps that wait for completions
+ * @work: dlb2.pending_work
+ */
+void dlb2_pending_work(struct work_struct *work)
+{
+	struct dlb2 *dlb2 = container_of(to_delayed_work(work), struct dlb2,
+					 pending_work);
+	bool again = false;
+	unsigned int d, i, s;
+
+	mutex_lock(&dlb2_mutex);
+	for (d = 0; d < DLB2_MAX_DOMAINS; d++) {
+		struct dlb2_domain *dom = dlb2->domains[d];
+
+		for (i = 0; dom && i < dom->num_ports; i++) {
+			struct dlb2_port *p = dom->ports[i];
+
+			for (s = 0; s < DLB2_MAX_LINKS; s++) {
+				if (p->slot_state[s] != DLB2_SLOT_UNMAP_PENDING)
+					continue;
+				if (dlb2_hw_unmap(dlb2, p, s)) {
+					again = true;
+					continue;
+				}
+				p->slot_state[s] = DLB2_SLOT_UNMAPPED;
+				p->slot_queue[s] = NULL;
+			}
+			dlb2_port_cq_resume(p);
+		}
+	}
+	if (again)
+		schedule_delayed_work(&dlb2->pending_work, DLB2_PENDING_RETRY);
+	mutex_unlock(&dlb2_mutex);
+}

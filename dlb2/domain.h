@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Intel DLB 2.0 / 2.5: scheduling domains, their queues and ports.
+ *
+ * configfs.c describes a domain (struct dlb2_domain_desc); domain.c checks
+ * the description, allocates the hardware (resource.c), programs it (hw.c)
+ * and starts it, all or nothing, and tears it down again.
+ */
+#ifndef __DLB2_DOMAIN_H
+#define __DLB2_DOMAIN_H
+
+#include <linux/kobject.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "dlb2.h"
+
+#define DLB2_NAME_MAX		32
+#define DLB2_MAX_LINKS		8	/* QID slots of a load-balanced CQ */
+#define DLB2_ANY_COS		(-1)
+
+enum dlb2_sched { DLB2_Q_ATOMIC, DLB2_Q_ORDERED, DLB2_Q_UNORDERED };
+
+/**
+ * struct dlb2_queue_desc - a queue as configured
+ * @name: configfs name
+ * @ldb: load-balanced (else directed)
+ * @sched: what a load-balanced queue is for
+ * @depth_threshold: depth at which CQ entries report the queue as full
+ * @sns: sequence numbers (ordered queues)
+ * @atomic_inflights: atomic inflight entries
+ * @lock_id_comp: distinct lock ids after compression (0: no compression)
+ */
+struct dlb2_queue_desc {
+	const char *name;
+	bool ldb;
+	enum dlb2_sched sched;
+	u32 depth_threshold;
+	u32 sns;
+	u32 atomic_inflights;
+	u32 lock_id_comp;
+};
+
+/**
+ * struct dlb2_port_desc - a port as configured
+ * @name: configfs name
+ * @ldb: load-balanced (else directed)
+ * @cq_depth: CQ depth, 1..1024, a power of two
+ * @hist_list: history-list entries (0: twice the CQ depth)
+ * @intr: wait mode interrupt (else poll)
+ * @cos: class of service or DLB2_ANY_COS
+ * @num_links: entries used in @link_queue and @link_prio
+ * @link_queue: linked queues, as indexes into the domain's queues
+ * @link_prio: priority of each link, 0 (highest) .. 7
+ */
+struct dlb2_port_desc {
+	const char *name;
+	bool ldb;
+	u32 cq_depth;
+	u32 hist_list;
+	bool intr;
+	int cos;
+	unsigned int num_links;
+	unsigned int link_queue[DLB2_MAX_LINKS];
+	u8 link_prio[DLB2_MAX_LINKS];
+};
+
+/**
+ * struct dlb2_domain_desc - a domain as configured
+ * @name: configfs name
+ * @ldb_credits: credits for load-balanced queues
+ * @dir_credits: credits for directed queues (2.5: added to one pool)
+ * @num_queues: entries in @queues
+ * @queues: its queues
+ * @num_ports: entries in @ports
+ * @ports: its ports
+ */
+struct dlb2_domain_desc {
+	const char *name;
+	u32 ldb_credits;
+	u32 dir_credits;
+	unsigned int num_queues;
+	struct dlb2_queue_desc *queues;
+	unsigned int num_ports;
+	struct dlb2_port_desc *ports;
+};
+
+/* State of a (load-balanced CQ, QID slot) pair, facts 6.7. */
+enum dlb2_slot_state {
+	DLB2_SLOT_UNMAPPED,
+	DLB2_SLOT_MAPPED,
+	DLB2_SLOT_UNMAP_PENDING,	/* waits for the CQ's completions */
+};
+
+/**
+ * struct dlb2_queue - an enabled queue
+ * @kobj: sysfs statistics directory
+ * @dom: its domain
+ * @ldb: load-balanced
+ * @id: hardware id
+ * @sn_group: SN group of an ordered queue, or -1
+ * @sn_slot: slot in that group
+ * @desc: its configuration (name copied into @name)
+ * @name: configfs name
+ */
+struct dlb2_queue {
+	struct kobject *kobj;
+	struct dlb2_domain *dom;
+	bool ldb;
+	unsigned int id;
+	int sn_group;
+	unsigned int sn_slot;
+	struct dlb2_queue_desc desc;
+	char name[DLB2_NAME_MAX + 1];
+};
+
+/**
+ * struct dlb2_port - an enabled port
+ * @ref: held by the domain while enabled and by an open file
+ * @lock: protects @dlb2, @dom, @file, and the revocation below
+ * @dlb2: the device, NULL once the port is revoked
+ * @dom: its domain, NULL once revoked
+ * @file: the one open file, or NULL
+ * @kobj: sysfs statistics directory
+ * @cdev_dev: the character device (/dev/dlb2/<N>/<domain>/<port>)
+ * @devt: its device number
+ * @ldb: load-balanced
+ * @id: hardware id
+ * @intr: CQ interrupt enabled
+ * @cq_depth: configured CQ depth
+ * @cq_entries: ring entries, max(cq_depth, 8)
+ * @cq_va: CQ ring (kernel address)
+ * @cq_dma: CQ ring (bus address)
+ * @hist_base: first history-list entry
+ * @hist_size: history-list entries
+ * @slot_queue: queue of each QID slot (load-balanced)
+ * @slot_prio: priority of each slot
+ * @slot_state: state of each slot
+ * @wq: waiters for CQ interrupts
+ * @irqs: CQ interrupts not yet read
+ * @released: QEs the driver completed or popped for dead consumers
+ * @alarms: ingress alarms raised by this port
+ * @name: configfs name
+ */
+struct dlb2_port {
+	struct kref ref;
+	struct mutex lock;
+	struct dlb2 *dlb2;
+	struct dlb2_domain *dom;
+	struct file *file;
+	struct kobject *kobj;
+	struct device *cdev_dev;
+	dev_t devt;
+	bool ldb;
+	unsigned int id;
+	bool intr;
+	u32 cq_depth;
+	u32 cq_entries;
+	void *cq_va;
+	dma_addr_t cq_dma;
+	u32 hist_base;
+	u32 hist_size;
+	struct dlb2_queue *slot_queue[DLB2_MAX_LINKS];
+	u8 slot_prio[DLB2_MAX_LINKS];
+	enum dlb2_slot_state slot_state[DLB2_MAX_LINKS];
+	wait_queue_head_t wq;
+	atomic_t irqs;
+	atomic64_t released;
+	atomic64_t alarms;
+	char name[DLB2_NAME_MAX + 1];
+};
+
+/**
+ * struct dlb2_domain - an enabled scheduling domain
+ * @dlb2: its device
+ * @res: the hardware resources it holds
+ * @kobj: sysfs statistics directory
+ * @queues_kobj: its queues/ directory
+ * @ports_kobj: its ports/ directory
+ * @credit_page: the domain credit page (user-mappable, struct dlb2_credit
+ *	       pools of include/uapi/linux/dlb2.h)
+ * @num_queues: entries in @queues
+ * @queues: its queues, in configuration order
+ * @num_ports: entries in @ports
+ * @ports: its ports, in configuration order
+ * @name: configfs name
+ */
+struct dlb2_domain {
+	struct dlb2 *dlb2;
+	struct dlb2_domain_res res;
+	struct kobject *kobj;
+	struct kobject *queues_kobj;
+	struct kobject *ports_kobj;
+	struct page *credit_page;
+	unsigned int num_queues;
+	struct dlb2_queue *queues;
+	unsigned int num_ports;
+	struct dlb2_port **ports;
+	char name[DLB2_NAME_MAX + 1];
+};
+
+int dlb2_domain_check(const struct dlb2_domain_desc *desc, bool is_v2_5,
+		      char *why, size_t len);
+struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
+				       const struct dlb2_domain_desc *desc,
+				       char *why, size_t len);
+void dlb2_domain_disable(struct dlb2_domain *dom);
+int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
+		     unsigned int queue, u8 prio);
+void dlb2_domain_unlink(struct dlb2_domain *dom, unsigned int port,
+			unsigned int queue);
+void dlb2_pending_work(struct work_struct *work);
+void dlb2_port_cq_resume(struct dlb2_port *port);
+
+/* port.c */
+int dlb2_port_publish(struct dlb2_port *port, int dev_id);
+void dlb2_port_revoke(struct dlb2_port *port);
+void dlb2_port_put(struct dlb2_port *port);
+void dlb2_port_release_cq(struct dlb2_port *port);
+
+/* sysfs.c */
+int dlb2_domain_sysfs_add(struct dlb2_domain *dom);
+void dlb2_domain_sysfs_del(struct dlb2_domain *dom);
+
+#endif /* __DLB2_DOMAIN_H */

@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel DLB 2.0 / 2.5: register programming sequences.
+ *
+ * Each function follows the order of writes of the hardware facts, section
+ * 6 (itself from DPDK's PF code); "flush" is a read of SYS_TOTAL_VAS.  The
+ * caller holds dlb2_mutex.
+ */
+#include <linux/bitfield.h>
+#include <linux/delay.h>
+#include <linux/io.h>
+#include <linux/log2.h>
+
+#include "hw.h"
+#include "regs.h"
+
+#define V	(dlb2->ver)
+
+/* Reads and writes of the domain-reset drain before it gives up. */
+#define DLB2_DRAIN_ROUNDS	10000
+
+void dlb2_flush_csr(struct dlb2 *dlb2)
+{
+	dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(V));
+}
+
+static void rmw(struct dlb2 *dlb2, u32 off, u32 clear, u32 set)
+{
+	dlb2_csr_wr(dlb2, off, (dlb2_csr_rd(dlb2, off) & ~clear) | set);
+}
+
+/* Hardware initialisation after reset (facts 6.1 step 7). */
+void dlb2_hw_init(struct dlb2 *dlb2)
+{
+	/* Sparse CQ mode: one CQ entry per 64-byte line. */
+	rmw(dlb2, DLB2_CHP_CFG_CHP_CSR_CTRL(V), 0,
+	    DLB2_CHP_CFG_CHP_CSR_CTRL_SPARSE_LDB |
+	    DLB2_CHP_CFG_CHP_CSR_CTRL_SPARSE_DIR);
+	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(V),
+		    DLB2_SYS_INGRESS_ALARM_ENBL_ALL);
+	dlb2_hw_sn_modes(dlb2);
+	dlb2_flush_csr(dlb2);
+}
+
+/* SN group sizes; only changes groups without ordered queues (6.1 step 8). */
+void dlb2_hw_sn_modes(struct dlb2 *dlb2)
+{
+	dlb2_csr_wr(dlb2, DLB2_RO_GRP_SN_MODE(V),
+		    FIELD_PREP(DLB2_RO_GRP_SN_MODE_0, dlb2->res.sn_mode[0]) |
+		    FIELD_PREP(DLB2_RO_GRP_SN_MODE_1, dlb2->res.sn_mode[1]));
+}
+
+/* 6.2: the domain's credit pools. */
+void dlb2_hw_domain_credits(struct dlb2 *dlb2, unsigned int dom, u32 ldb,
+			    u32 dir)
+{
+	if (dlb2->ver == DLB2_HW_V2_5) {
+		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_VAS_CRD(V, dom), ldb + dir);
+	} else {
+		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_LDB_VAS_CRD(V, dom), ldb);
+		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_DIR_VAS_CRD(V, dom), dir);
+	}
+}
+
+/* AQED_QID_HID_WIDTH code of a lock-id compression level (6.3 step 4). */
+static u32 hid_width_code(u32 lock_id_comp)
+{
+	if (!lock_id_comp || lock_id_comp == 65536)
+		return 0;
+	return ilog2(lock_id_comp) - 5;
+}
+
+/* 6.3: a load-balanced queue (write permission stays off until start). */
+void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
+		       const struct dlb2_queue *q)
+{
+	const struct dlb2_queue_desc *d = &q->desc;
+	unsigned int id = q->id;
+	u32 sn_map = 0, cfg_v = 0;
+
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(V, dom * DLB2_MAX_LDB_QUEUES + id),
+		    0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(V, id),
+		    d->sns ? d->sns : DLB2_HIST_LIST_ENTRIES);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_AQED_ACTIVE_LIM(V, id),
+		    d->atomic_inflights);
+	dlb2_csr_wr(dlb2, DLB2_AQED_QID_HID_WIDTH(V, id),
+		    hid_width_code(d->lock_id_comp));
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_ITS(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_DEPTH_THRSH(V, id), d->depth_threshold);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_DEPTH_THRSH(V, id),
+		    d->depth_threshold);
+	dlb2_csr_wr(dlb2, DLB2_AQED_QID_FID_LIM(V, id), 512);
+	if (q->sn_group >= 0) {
+		sn_map = FIELD_PREP(DLB2_ORD_QID_SN_MAP_MODE,
+				    dlb2->res.sn_mode[q->sn_group]) |
+			 FIELD_PREP(DLB2_ORD_QID_SN_MAP_SLOT, q->sn_slot) |
+			 FIELD_PREP(DLB2_ORD_QID_SN_MAP_GRP, q->sn_group);
+		cfg_v |= DLB2_LDB_QID_CFG_V_SN_CFG_V;
+	}
+	if (d->atomic_inflights)
+		cfg_v |= DLB2_LDB_QID_CFG_V_FID_CFG_V;
+	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN_MAP(V, id), sn_map);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_CFG_V(V, id), cfg_v);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_V(V, id), 1);
+}
+
+/* 6.4: a directed queue. */
+void dlb2_hw_dir_queue(struct dlb2 *dlb2, unsigned int dom,
+		       const struct dlb2_queue *q)
+{
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(V, dom * dlb2->num_dir_ports +
+						q->id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_ITS(V, q->id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_DEPTH_THRSH(V, q->id),
+		    q->desc.depth_threshold);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_V(V, q->id), 1);
+}
+
+/* TOKEN_DEPTH_SELECT of a CQ depth: hardware depth = 4 << select, >= 8. */
+static u32 depth_select(u32 depth)
+{
+	return depth <= 8 ? 1 : ilog2(depth) - 2;
+}
+
+/* Tokens preloaded so that only depth QEs fit in the 8-entry minimum ring. */
+static u32 token_bias(const struct dlb2_port *port)
+{
+	return port->cq_depth < 8 ? 8 - port->cq_depth : 0;
+}
+
+/* 6.5: a load-balanced port; its CQ is enabled, its slots are empty. */
+void dlb2_hw_ldb_port(struct dlb2 *dlb2, unsigned int dom,
+		      const struct dlb2_port *port)
+{
+	unsigned int p = port->id;
+	u32 sel = depth_select(port->cq_depth);
+
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_L(V, p), lower_32_bits(port->cq_dma));
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_U(V, p), upper_32_bits(port->cq_dma));
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ2VF_PF_RO(V, p),
+		    DLB2_CQ2VF_PF_RO_IS_PF | DLB2_CQ2VF_PF_RO_RO);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TKN_DEPTH_SEL(V, p), sel);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(V, p), token_bias(port));
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(V, p), sel);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_WPTR(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_LIM(V, p),
+		    port->hist_base + port->hist_size - 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_BASE(V, p), port->hist_base);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_INFL_LIM(V, p), port->hist_size);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_PUSH_PTR(V, p), port->hist_base);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_POP_PTR(V, p), port->hist_base);
+	if (dlb2->ver == DLB2_HW_V2)
+		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_AT(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_PASID(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ2VAS(V, p), dom);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2PRIOV(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP2VAS(V, p), dom);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP_V(V, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_DSBL(V, p), 0);
+	dlb2_flush_csr(dlb2);
+}
+
+/* 6.6: a directed port (its queue is programmed separately). */
+void dlb2_hw_dir_port(struct dlb2 *dlb2, unsigned int dom,
+		      const struct dlb2_port *port)
+{
+	unsigned int p = port->id;
+	u32 sel = depth_select(port->cq_depth);
+
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_L(V, p), lower_32_bits(port->cq_dma));
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_U(V, p), upper_32_bits(port->cq_dma));
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ2VF_PF_RO(V, p),
+		    DLB2_CQ2VF_PF_RO_IS_PF | DLB2_CQ2VF_PF_RO_RO);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TKN_DEPTH_SEL(V, p), sel);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(V, p), token_bias(port));
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_DEPTH_SEL_DSI(V, p), sel);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_WPTR(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_FMT(V, p), 0);
+	if (dlb2->ver == DLB2_HW_V2)
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_AT(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_PASID(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ2VAS(V, p), dom);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP2VAS(V, p), dom);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP_V(V, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_DSBL(V, p), 0);
+	dlb2_flush_csr(dlb2);
+}
+
+/*
+ * CQ interrupt (8.1): fires on vector 1 once an armed CQ holds at least one
+ * QE.  Configuring does not arm; user space arms with the ARM command.
+ */
+void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
+		       bool on)
+{
+	u32 isr = on ? FIELD_PREP(DLB2_CQ_ISR_VECTOR, DLB2_INT_CQ) |
+		       FIELD_PREP(DLB2_CQ_ISR_EN_CODE, DLB2_CQ_ISR_EN_MSIX) : 0;
+	u32 enb = on ? DLB2_CQ_INT_ENB_EN_DEPTH : 0;
+	unsigned int p = port->id;
+
+	if (port->ldb) {
+		dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_DEPTH_THRSH(V, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ISR(V, p), isr);
+		dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_ENB(V, p), enb);
+	} else {
+		dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(V, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ISR(V, p), isr);
+		dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_ENB(V, p), enb);
+	}
+	dlb2_flush_csr(dlb2);
+}
+
+/* 6.9: start or stop scheduling to a CQ. */
+void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_port *port,
+		       bool on)
+{
+	dlb2_csr_wr(dlb2, port->ldb ? DLB2_LSP_CQ_LDB_DSBL(V, port->id) :
+				      DLB2_LSP_CQ_DIR_DSBL(V, port->id), !on);
+	dlb2_flush_csr(dlb2);
+}
+
+/* Set or clear the (CQ p, slot) bit in the three QID-to-CQ index tables. */
+static void qid2cqidix(struct dlb2 *dlb2, unsigned int q, unsigned int p,
+		       unsigned int slot, bool set)
+{
+	u32 bit = BIT(slot + 8 * (p % 4));
+	unsigned int k = p / 4;
+
+	rmw(dlb2, DLB2_ATM_QID2CQIDIX(V, q, k), bit, set ? bit : 0);
+	rmw(dlb2, DLB2_LSP_QID2CQIDIX(V, q, k), bit, set ? bit : 0);
+	rmw(dlb2, DLB2_LSP_QID2CQIDIX2(V, q, k), bit, set ? bit : 0);
+}
+
+static void sched_ctrl(struct dlb2 *dlb2, unsigned int p, unsigned int slot,
+		       u32 which, bool value)
+{
+	dlb2_csr_wr(dlb2, DLB2_LSP_LDB_SCHED_CTRL(V),
+		    FIELD_PREP(DLB2_LDB_SCHED_CTRL_CQ, p) |
+		    FIELD_PREP(DLB2_LDB_SCHED_CTRL_QIDIX, slot) |
+		    (value ? DLB2_LDB_SCHED_CTRL_VALUE : 0) | which);
+}
+
+/**
+ * dlb2_hw_map_ready() - can a queue be mapped while its domain runs?
+ * @dlb2: the device
+ * @q: the queue
+ *
+ * The dynamic map (6.7 step 5) needs the queue's scheduled-but-incomplete
+ * QEs to be completed first.
+ *
+ * Return: 0 when it can, -EAGAIN when QEs are still inflight.
+ */
+int dlb2_hw_map_ready(struct dlb2 *dlb2, const struct dlb2_queue *q)
+{
+	return dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_INFL_CNT(V, q->id)) ?
+	       -EAGAIN : 0;
+}
+
+/**
+ * dlb2_hw_map() - map a queue into a QID slot of a load-balanced CQ
+ * @dlb2: the device
+ * @port: the port; port->slot_queue[slot] and slot_prio[slot] say what
+ * @slot: the slot, 0..7
+ * @started: the domain runs (dynamic map: the caller checked
+ *	     dlb2_hw_map_ready() and the scheduler is told about the slot)
+ *
+ * The CQ is disabled while its map changes and left disabled: the caller
+ * enables it again (dlb2_hw_cq_enable()) unless other changes are pending.
+ */
+void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
+		 unsigned int slot, bool started)
+{
+	const struct dlb2_queue *q = port->slot_queue[slot];
+	unsigned int p = port->id;
+	u32 cq2qid = slot < 4 ? DLB2_LSP_CQ2QID0(V, p) : DLB2_LSP_CQ2QID1(V, p);
+	u32 infl_lim = DLB2_LSP_QID_LDB_INFL_LIM(V, q->id);
+	u32 lim = 0;
+
+	if (started) {
+		lim = dlb2_csr_rd(dlb2, infl_lim);
+		dlb2_csr_wr(dlb2, infl_lim, 0);
+	}
+	dlb2_hw_cq_enable(dlb2, port, false);
+	rmw(dlb2, DLB2_LSP_CQ2PRIOV(V, p), DLB2_CQ2PRIOV_PRIO(slot),
+	    DLB2_CQ2PRIOV_V(slot) | port->slot_prio[slot] << (3 * slot));
+	rmw(dlb2, cq2qid, DLB2_CQ2QID_QID(slot),
+	    q->id << (8 * (slot % 4)));
+	qid2cqidix(dlb2, q->id, p, slot, true);
+	dlb2_flush_csr(dlb2);
+	if (started) {
+		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_RLIST_HASWORK_V,
+			   dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(V, q->id)));
+		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_NALB_HASWORK_V,
+			   dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(V, q->id)));
+		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_INFLIGHT_OK_V, true);
+		dlb2_csr_wr(dlb2, infl_lim, lim);
+		dlb2_flush_csr(dlb2);
+	}
+}
+
+/**
+ * dlb2_hw_unmap() - remove a queue from a QID slot of a load-balanced CQ
+ * @dlb2: the device
+ * @port: the port
+ * @slot: the slot
+ *
+ * 6.8: needs every QE the CQ took to be completed.  The CQ is left
+ * disabled (so that it takes no more QEs meanwhile); the caller enables it
+ * again once no unmap of the port is pending.
+ *
+ * Return: 0 when unmapped, -EAGAIN when QEs are outstanding.
+ */
+int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_port *port,
+		  unsigned int slot)
+{
+	const struct dlb2_queue *q = port->slot_queue[slot];
+	unsigned int p = port->id;
+
+	dlb2_hw_cq_enable(dlb2, port, false);
+	if (dlb2_hw_cq_inflights(dlb2, port))
+		return -EAGAIN;
+	rmw(dlb2, DLB2_LSP_CQ2PRIOV(V, p), DLB2_CQ2PRIOV_V(slot), 0);
+	qid2cqidix(dlb2, q->id, p, slot, false);
+	dlb2_flush_csr(dlb2);
+	sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_RLIST_HASWORK_V, false);
+	sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_NALB_HASWORK_V, false);
+	sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_INFLIGHT_OK_V, true);
+	dlb2_flush_csr(dlb2);
+	return 0;
+}
+
+/* 6.10: give the domain's producers write permission to its queues. */
+void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom)
+{
+	unsigned int i, d = dom->res.id;
+
+	for (i = 0; i < dom->num_queues; i++) {
+		struct dlb2_queue *q = &dom->queues[i];
+
+		if (q->ldb)
+			dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(V, d * DLB2_MAX_LDB_QUEUES +
+								 q->id), 1);
+		else
+			dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(V, d * dlb2->num_dir_ports +
+								 q->id), 1);
+	}
+	dlb2_flush_csr(dlb2);
+}
+
+u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_port *port)
+{
+	u32 cnt = dlb2_csr_rd(dlb2, port->ldb ?
+			      DLB2_LSP_CQ_LDB_TKN_CNT(V, port->id) :
+			      DLB2_LSP_CQ_DIR_TKN_CNT(V, port->id));
+	u32 bias = token_bias(port);
+
+	return cnt > bias ? cnt - bias : 0;
+}
+
+u32 dlb2_hw_cq_inflights(struct dlb2 *dlb2, const struct dlb2_port *port)
+{
+	if (!port->ldb)
+		return 0;
+	return dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_INFL_CNT(V, port->id));
+}
+
+static u64 rd64(struct dlb2 *dlb2, u32 lo, u32 hi)
+{
+	u32 h = dlb2_csr_rd(dlb2, hi), l = dlb2_csr_rd(dlb2, lo);
+
+	/* The low half wrapped between the reads: read both again. */
+	if (dlb2_csr_rd(dlb2, hi) != h) {
+		h = dlb2_csr_rd(dlb2, hi);
+		l = dlb2_csr_rd(dlb2, lo);
+	}
+	return (u64)h << 32 | l;
+}
+
+u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_port *port)
+{
+	unsigned int p = port->id;
+
+	if (port->ldb)
+		return rd64(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(V, p),
+			    DLB2_LSP_CQ_LDB_TOT_SCH_CNTH(V, p));
+	return rd64(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTL(V, p),
+		    DLB2_LSP_CQ_DIR_TOT_SCH_CNTH(V, p));
+}
+
+/* QEs in the queue: waiting, or (atomic) held for a flow that is pinned. */
+u32 dlb2_hw_queue_depth(struct dlb2 *dlb2, const struct dlb2_queue *q)
+{
+	if (!q->ldb)
+		return dlb2_csr_rd(dlb2, DLB2_LSP_QID_DIR_ENQUEUE_CNT(V, q->id));
+	return dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(V, q->id)) +
+	       dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(V, q->id)) +
+	       dlb2_csr_rd(dlb2, DLB2_LSP_QID_ATM_ACTIVE(V, q->id));
+}
+
+u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_queue *q)
+{
+	unsigned int id = q->id;
+
+	if (!q->ldb)
+		return rd64(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(V, id),
+			    DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(V, id));
+	return rd64(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(V, id),
+		    DLB2_LSP_QID_NALDB_TOT_ENQ_CNTH(V, id)) +
+	       rd64(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTL(V, id),
+		    DLB2_LSP_QID_ATM_TOT_ENQ_CNTH(V, id));
+}
+
+/*
+ * Write one HCW into a producer port from the kernel.  Every CPU with a DLB
+ * has MOVDIR64B; without it (the device model under TCG without our QEMU
+ * patch) two 8-byte stores, which the model assembles.
+ */
+static void pp_write(struct dlb2 *dlb2, const struct dlb2_port *port,
+		     const struct dlb2_hcw *hcw)
+{
+	void __iomem *pp = dlb2->func_base + (port->ldb ?
+					      DLB2_LDB_PP_OFFS(port->id) :
+					      DLB2_DIR_PP_OFFS(port->id));
+	struct dlb2_hcw line[4] __aligned(64) = { *hcw };
+
+	if (boot_cpu_has(X86_FEATURE_MOVDIR64B)) {
+		iosubmit_cmds512(pp, line, 1);
+	} else {
+		const u64 *w = (const u64 *)hcw;
+
+		writeq(w[0], pp);
+		writeq(w[1], pp + 8);
+	}
+	/* Make sure the HCW reached the device (os_fence_hcw in DPDK). */
+	mb();
+	readq(pp);
+}
+
+/**
+ * dlb2_hw_port_drain() - return a port's tokens and complete its QEs
+ * @dlb2: the device
+ * @port: the port
+ *
+ * What a consumer owes the device: one token per QE in its CQ, and for a
+ * load-balanced port a completion per QE scheduled to it (6.11 step 5).
+ *
+ * Return: the number of QEs drained (tokens returned).
+ */
+unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
+				const struct dlb2_port *port)
+{
+	u32 tokens = dlb2_hw_cq_tokens(dlb2, port);
+	u32 infl = dlb2_hw_cq_inflights(dlb2, port);
+	struct dlb2_hcw hcw = { };
+
+	if (!tokens && !infl)
+		return 0;
+	if (tokens) {
+		hcw.cmd = DLB2_CMD_BAT_T;
+		hcw.lock_id = tokens - 1;
+	}
+	if (infl) {
+		hcw.cmd |= DLB2_CMD_COMP;
+		infl--;
+	}
+	pp_write(dlb2, port, &hcw);
+	hcw = (struct dlb2_hcw){ .cmd = DLB2_CMD_COMP };
+	while (infl--)
+		pp_write(dlb2, port, &hcw);
+	return tokens;
+}
+
+/**
+ * dlb2_hw_cq_reset() - start a drained, disabled CQ again from entry 0
+ * @dlb2: the device
+ * @port: the port; its ring was zeroed by the caller
+ */
+void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_port *port)
+{
+	dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WPTR(V, port->id) :
+				      DLB2_CHP_DIR_CQ_WPTR(V, port->id), 0);
+	dlb2_flush_csr(dlb2);
+}
+
+static bool domain_drained(struct dlb2 *dlb2, struct dlb2_domain *dom)
+{
+	unsigned int i;
+
+	for (i = 0; i < dom->num_queues; i++)
+		if (dlb2_hw_queue_depth(dlb2, &dom->queues[i]))
+			return false;
+	for (i = 0; i < dom->num_ports; i++)
+		if (dlb2_hw_cq_tokens(dlb2, dom->ports[i]) ||
+		    dlb2_hw_cq_inflights(dlb2, dom->ports[i]))
+			return false;
+	return true;
+}
+
+static bool queue_mapped(struct dlb2_domain *dom, const struct dlb2_queue *q)
+{
+	unsigned int i, s;
+
+	for (i = 0; i < dom->num_ports; i++)
+		for (s = 0; s < DLB2_MAX_LINKS; s++)
+			if (dom->ports[i]->slot_queue[s] == q &&
+			    dom->ports[i]->slot_state[s] == DLB2_SLOT_MAPPED)
+				return true;
+	return false;
+}
+
+/*
+ * A load-balanced queue with QEs that no port serves: map it to the first
+ * load-balanced port so that the drain empties it (6.11 step 9).
+ */
+static void map_for_drain(struct dlb2 *dlb2, struct dlb2_domain *dom,
+			  struct dlb2_queue *q)
+{
+	struct dlb2_port *port = NULL;
+	unsigned int i, s;
+
+	for (i = 0; i < dom->num_ports && !port; i++)
+		if (dom->ports[i]->ldb)
+			port = dom->ports[i];
+	if (!port)
+		return;
+	for (s = 0; s < DLB2_MAX_LINKS; s++)
+		if (port->slot_state[s] == DLB2_SLOT_UNMAPPED)
+			break;
+	if (s == DLB2_MAX_LINKS) {
+		s = 0;
+		while (dlb2_hw_port_drain(dlb2, port))
+			;
+		if (dlb2_hw_unmap(dlb2, port, s))
+			return;
+	}
+	port->slot_queue[s] = q;
+	port->slot_prio[s] = 0;
+	port->slot_state[s] = DLB2_SLOT_MAPPED;
+	dlb2_hw_map(dlb2, port, s, true);
+	dlb2_hw_cq_enable(dlb2, port, true);
+}
+
+/* Unmaps that waited for a consumer's completions: finish them now. */
+static void finish_unmaps(struct dlb2 *dlb2, struct dlb2_domain *dom)
+{
+	unsigned int i, s;
+
+	for (i = 0; i < dom->num_ports; i++) {
+		struct dlb2_port *port = dom->ports[i];
+
+		for (s = 0; s < DLB2_MAX_LINKS; s++) {
+			if (port->slot_state[s] != DLB2_SLOT_UNMAP_PENDING)
+				continue;
+			while (dlb2_hw_port_drain(dlb2, port))
+				;
+			if (!dlb2_hw_unmap(dlb2, port, s))
+				port->slot_state[s] = DLB2_SLOT_UNMAPPED;
+		}
+		dlb2_hw_cq_enable(dlb2, port, true);
+	}
+}
+
+static void drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
+{
+	unsigned int round, i;
+
+	finish_unmaps(dlb2, dom);
+	for (round = 0; round < DLB2_DRAIN_ROUNDS; round++) {
+		unsigned int drained = 0;
+
+		if (domain_drained(dlb2, dom))
+			return;
+		for (i = 0; i < dom->num_ports; i++)
+			drained += dlb2_hw_port_drain(dlb2, dom->ports[i]);
+		for (i = 0; i < dom->num_queues; i++) {
+			struct dlb2_queue *q = &dom->queues[i];
+
+			if (q->ldb && !queue_mapped(dom, q) &&
+			    dlb2_hw_queue_depth(dlb2, q))
+				map_for_drain(dlb2, dom, q);
+		}
+		if (!drained)
+			usleep_range(10, 20);
+	}
+	dev_warn(&dlb2->pdev->dev,
+		 "domain %u did not drain; QEs left in the device\n",
+		 dom->res.id);
+}
+
+static void reset_ldb_port(struct dlb2 *dlb2, const struct dlb2_port *port)
+{
+	unsigned int p = port->id;
+
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP2VAS(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ2VAS(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP_V(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_DSBL(V, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_DEPTH(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_INFL_LIM(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_LIM(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_BASE(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_POP_PTR(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_PUSH_PTR(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_DEPTH_THRSH(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TMR_THRSH(V, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_ENB(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ISR(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TKN_DEPTH_SEL(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_WPTR(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_L(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_U(V, p), 0);
+	if (dlb2->ver == DLB2_HW_V2)
+		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_AT(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_PASID(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ2VF_PF_RO(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTH(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2QID0(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2QID1(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2PRIOV(V, p), 0);
+}
+
+static void reset_dir_port(struct dlb2 *dlb2, const struct dlb2_port *port)
+{
+	unsigned int p = port->id;
+
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ2VAS(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_DSBL(V, p), 1);
+	if (dlb2->ver == DLB2_HW_V2)
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_OPT_CLR(V), p);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_DEPTH(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TMR_THRSH(V, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_ENB(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ISR(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_DEPTH_SEL_DSI(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TKN_DEPTH_SEL(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_WPTR(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_L(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_U(V, p), 0);
+	if (dlb2->ver == DLB2_HW_V2)
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_AT(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_PASID(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_FMT(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ2VF_PF_RO(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTL(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTH(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP2VAS(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP_V(V, p), 0);
+}
+
+static void reset_ldb_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
+{
+	unsigned int id = q->id, k;
+
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTL(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_MAX_DEPTH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_AQED_ACTIVE_LIM(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_DEPTH_THRSH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_DEPTH_THRSH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_ITS(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN_MAP(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_V(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_CFG_V(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_AQED_QID_HID_WIDTH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_AQED_QID_FID_LIM(V, id), 0x7ff);
+	if (q->sn_group >= 0)
+		dlb2_csr_wr(dlb2, q->sn_group ?
+			    DLB2_RO_GRP_1_SLT_SHFT(V, q->sn_slot) :
+			    DLB2_RO_GRP_0_SLT_SHFT(V, q->sn_slot), 0);
+	for (k = 0; k < DLB2_MAX_LDB_PORTS / 4; k++) {
+		dlb2_csr_wr(dlb2, DLB2_LSP_QID2CQIDIX(V, id, k), 0);
+		dlb2_csr_wr(dlb2, DLB2_LSP_QID2CQIDIX2(V, id, k), 0);
+		dlb2_csr_wr(dlb2, DLB2_ATM_QID2CQIDIX(V, id, k), 0);
+	}
+}
+
+static void reset_dir_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
+{
+	unsigned int id = q->id;
+
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_MAX_DEPTH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_DEPTH_THRSH(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_ITS(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_V(V, id), 0);
+}
+
+/**
+ * dlb2_hw_domain_reset() - stop, drain and reset a started domain (6.11)
+ * @dlb2: the device
+ * @dom: the domain; user space can no longer reach its ports
+ *
+ * Afterwards every register of the domain's queues and ports has its reset
+ * value and the device holds no QE of the domain.
+ */
+void dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
+{
+	unsigned int i, d = dom->res.id;
+
+	for (i = 0; i < dom->num_ports; i++) {
+		struct dlb2_port *port = dom->ports[i];
+
+		dlb2_hw_port_intr(dlb2, port, false);
+		dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WD_ENB(V, port->id) :
+					      DLB2_CHP_DIR_CQ_WD_ENB(V, port->id), 0);
+		if (port->ldb)
+			dlb2_csr_wr(dlb2, DLB2_CHP_SN_CHK_ENBL(V, port->id), 0);
+	}
+	for (i = 0; i < dom->num_queues; i++) {
+		struct dlb2_queue *q = &dom->queues[i];
+
+		if (q->ldb)
+			dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(V, d * DLB2_MAX_LDB_QUEUES +
+								 q->id), 0);
+		else
+			dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(V, d * dlb2->num_dir_ports +
+								 q->id), 0);
+	}
+	dlb2_flush_csr(dlb2);
+	drain(dlb2, dom);
+
+	for (i = 0; i < dom->num_ports; i++)
+		dlb2_hw_cq_enable(dlb2, dom->ports[i], false);
+	for (i = 0; i < dom->num_ports; i++) {
+		if (dom->ports[i]->ldb)
+			reset_ldb_port(dlb2, dom->ports[i]);
+		else
+			reset_dir_port(dlb2, dom->ports[i]);
+	}
+	for (i = 0; i < dom->num_queues; i++) {
+		if (dom->queues[i].ldb)
+			reset_ldb_queue(dlb2, &dom->queues[i]);
+		else
+			reset_dir_queue(dlb2, &dom->queues[i]);
+	}
+	dlb2_hw_domain_credits(dlb2, d, 0, 0);
+	dlb2_flush_csr(dlb2);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel DLB 2.0 / 2.5: interrupts (hardware facts, section 8).
+ *
+ * Compressed MSI-X mode: vector 0 is the service interrupt (ingress alarms),
+ * vector 1 serves every CQ.  Alarms are counted per kind and per port and
+ * logged rate-limited; more than DLB2_ALARM_STORM in one second switches
+ * the ingress alarms off (a producer flooding illegal HCWs must not keep a
+ * CPU busy), until an administrator writes ingress_alarms in sysfs.
+ */
+#include <linux/bitfield.h>
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+#include <linux/pci.h>
+
+#include "domain.h"
+#include "hw.h"
+#include "regs.h"
+
+#define V	(dlb2->ver)
+#define DLB2_ALARM_STORM	1000
+
+static const char *const alarm_names[DLB2_NUM_ALARMS] = {
+	[DLB2_ALARM_ILLEGAL_ENQ] = "illegal enqueue (no credit, excess completion or bad fragment)",
+	[DLB2_ALARM_EXCESS_TOKENS] = "excess token returns",
+	[DLB2_ALARM_ILLEGAL_HCW] = "illegal HCW",
+	[DLB2_ALARM_ILLEGAL_QID] = "illegal queue id",
+	[DLB2_ALARM_DISABLED_QID] = "enqueue to a disabled queue",
+	[DLB2_ALARM_OTHER] = "other ingress error",
+};
+
+static enum dlb2_alarm decode(u32 synd0)
+{
+	u32 source = FIELD_GET(DLB2_ALARM_SYND0_SOURCE, synd0);
+	u32 unit = FIELD_GET(DLB2_ALARM_SYND0_UNIT, synd0);
+	u32 aid = FIELD_GET(DLB2_ALARM_SYND0_AID, synd0);
+
+	if (source == 1 && unit == 4 && aid == 1)
+		return DLB2_ALARM_ILLEGAL_ENQ;
+	if (source == 1 && unit == 4 && aid == 2)
+		return DLB2_ALARM_EXCESS_TOKENS;
+	if (source == 0 && aid == 5)
+		return DLB2_ALARM_ILLEGAL_HCW;
+	if (source == 0 && aid == 3)
+		return DLB2_ALARM_ILLEGAL_QID;
+	if (source == 0 && aid == 4)
+		return DLB2_ALARM_DISABLED_QID;
+	return DLB2_ALARM_OTHER;
+}
+
+static void count_alarm(struct dlb2 *dlb2, u32 synd0)
+{
+	enum dlb2_alarm kind = decode(synd0);
+	u32 synd = FIELD_GET(DLB2_ALARM_SYND0_SYNDROME, synd0);
+	bool ldb = FIELD_GET(DLB2_ALARM_SYND0_SOURCE, synd0) ?
+		   synd & BIT(7) : synd0 & DLB2_ALARM_SYND0_IS_LDB;
+	unsigned int id = synd & 0x7f;
+	struct dlb2_port *port = NULL;
+
+	if (ldb && id < DLB2_MAX_LDB_PORTS)
+		port = READ_ONCE(dlb2->ldb_ports[id]);
+	else if (!ldb && id < dlb2->num_dir_ports)
+		port = READ_ONCE(dlb2->dir_ports[id]);
+	atomic64_inc(&dlb2->alarms[kind]);
+	if (port)
+		atomic64_inc(&port->alarms);
+	dev_err_ratelimited(&dlb2->pdev->dev, "%s from %s port %u\n",
+			    alarm_names[kind], ldb ? "load-balanced" : "directed",
+			    id);
+
+	if (time_after(jiffies, dlb2->alarm_window_start + HZ)) {
+		dlb2->alarm_window_start = jiffies;
+		dlb2->alarm_window_count = 0;
+	}
+	if (++dlb2->alarm_window_count > DLB2_ALARM_STORM &&
+	    !dlb2->ingress_alarms_off) {
+		dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(V), 0);
+		dlb2->ingress_alarms_off = true;
+		dev_warn(&dlb2->pdev->dev,
+			 "more than %d alarms in one second: ingress alarms off\n",
+			 DLB2_ALARM_STORM);
+	}
+}
+
+static irqreturn_t dlb2_alarm_isr(int irq, void *data)
+{
+	struct dlb2 *dlb2 = data;
+	u32 hw_synd = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_HW_SYND(V));
+	u32 synd0;
+
+	/* Acknowledge first, so that an alarm meanwhile interrupts again. */
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(V), BIT(DLB2_INT_ALARM));
+	if ((hw_synd & DLB2_ALARM_SYND0_VALID) &&
+	    (hw_synd & DLB2_ALARM_HW_SYND_ALARM)) {
+		dev_err_ratelimited(&dlb2->pdev->dev,
+				    "hardware alarm, syndrome %#x\n", hw_synd);
+		dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_HW_SYND(V),
+			    DLB2_ALARM_SYND0_VALID | DLB2_ALARM_SYND0_MORE);
+	}
+	synd0 = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_PF_SYND0(V));
+	if (!(synd0 & DLB2_ALARM_SYND0_VALID))
+		return IRQ_HANDLED;
+	count_alarm(dlb2, synd0);
+	/* MORE: others were lost while SYND0 held this one; count one more. */
+	if (synd0 & DLB2_ALARM_SYND0_MORE)
+		atomic64_inc(&dlb2->alarms[DLB2_ALARM_OTHER]);
+	dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_PF_SYND0(V),
+		    DLB2_ALARM_SYND0_VALID | DLB2_ALARM_SYND0_MORE);
+	return IRQ_HANDLED;
+}
+
+static void wake(struct dlb2_port *port)
+{
+	if (!port)
+		return;
+	atomic_inc(&port->irqs);
+	wake_up_interruptible(&port->wq);
+}
+
+/* Wake the ports whose bits are set in one occupancy status register. */
+static void wake_ports(struct dlb2 *dlb2, u32 off, struct dlb2_port **ports,
+		       unsigned int first)
+{
+	unsigned long sts = dlb2_csr_rd(dlb2, off);
+	unsigned int bit;
+
+	if (!sts)
+		return;
+	dlb2_csr_wr(dlb2, off, sts);
+	for_each_set_bit(bit, &sts, 32)
+		wake(READ_ONCE(ports[first + bit]));
+}
+
+static irqreturn_t dlb2_cq_isr(int irq, void *data)
+{
+	struct dlb2 *dlb2 = data;
+	unsigned int p;
+
+	wake_ports(dlb2, DLB2_SYS_LDB_CQ_31_0_OCC_INT_STS(V), dlb2->ldb_ports, 0);
+	wake_ports(dlb2, DLB2_SYS_LDB_CQ_63_32_OCC_INT_STS(V), dlb2->ldb_ports, 32);
+	wake_ports(dlb2, DLB2_SYS_DIR_CQ_31_0_OCC_INT_STS(V), dlb2->dir_ports, 0);
+	wake_ports(dlb2, DLB2_SYS_DIR_CQ_63_32_OCC_INT_STS(V), dlb2->dir_ports, 32);
+	/*
+	 * The status registers of DLB 2.5's directed CQs 64..95 are not
+	 * public: wake those ports on every CQ interrupt.
+	 */
+	for (p = 64; p < dlb2->num_dir_ports; p++) {
+		struct dlb2_port *port = READ_ONCE(dlb2->dir_ports[p]);
+
+		if (port && port->intr)
+			wake(port);
+	}
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(V), BIT(DLB2_INT_CQ));
+	return IRQ_HANDLED;
+}
+
+/**
+ * dlb2_intr_init() - MSI-X vectors and handlers, compressed mode
+ * @dlb2: the device
+ *
+ * Return: 0 or a negative errno; vectors and handlers are device-managed.
+ */
+int dlb2_intr_init(struct dlb2 *dlb2)
+{
+	struct pci_dev *pdev = dlb2->pdev;
+	int ret;
+
+	ret = pci_alloc_irq_vectors(pdev, DLB2_PF_NUM_COMPRESSED_MODE_VECTORS,
+				    DLB2_PF_NUM_COMPRESSED_MODE_VECTORS,
+				    PCI_IRQ_MSIX);
+	if (ret < 0)
+		return ret;
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(V), DLB2_SYS_MSIX_MODE_COMPRESSED);
+	ret = devm_request_irq(&pdev->dev, pci_irq_vector(pdev, DLB2_INT_ALARM),
+			       dlb2_alarm_isr, 0, "dlb2-alarm", dlb2);
+	if (ret)
+		return ret;
+	return devm_request_irq(&pdev->dev, pci_irq_vector(pdev, DLB2_INT_CQ),
+				dlb2_cq_isr, 0, "dlb2-cq", dlb2);
+}
+
+/**
+ * dlb2_intr_exit() - stop the device interrupting
+ * @dlb2: the device; every domain is disabled
+ */
+void dlb2_intr_exit(struct dlb2 *dlb2)
+{
+	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(V), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(V), 0);
+	dlb2_flush_csr(dlb2);
+}
+
+/**
+ * dlb2_alarms_enable() - ingress alarms on again after a storm
+ * @dlb2: the device
+ */
+void dlb2_alarms_enable(struct dlb2 *dlb2)
+{
+	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+	dlb2->alarm_window_count = 0;
+	dlb2->ingress_alarms_off = false;
+	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(V),
+		    DLB2_SYS_INGRESS_ALARM_ENBL_ALL);
+	enable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+}

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel DLB 2.0 / 2.5: port character devices, the user-space data path.
+ *
+ * /dev/dlb2/<N>/<domain>/<port> exists while the domain is enabled.  One
+ * opener at a time.  mmap gives the producer port (write-only, write
+ * combining), the CQ ring (read-only) and the domain credit page
+ * (read-write); see include/uapi/linux/dlb2.h.  Pages are inserted by the
+ * fault handler, never at mmap time, so that revocation (domain disable,
+ * unbind) cannot miss a mapping: it marks the port dead under port->lock
+ * and zaps the file's mappings, after which every access faults (SIGBUS).
+ *
+ * A file holds a reference on its port; the port object outlives the
+ * domain, but its dlb2/dom pointers are cleared on revocation and only
+ * used under port->lock while set.
+ */
+#include <linux/cdev.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "domain.h"
+#include "hw.h"
+#include "regs.h"
+
+#define DLB2_MAX_PORT_MINORS	4096
+
+static dev_t dlb2_devt;
+static struct cdev dlb2_cdev;
+static struct class *dlb2_class;
+static DEFINE_IDR(dlb2_minors);		/* minor -> port, under dlb2_mutex */
+
+static void port_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct dlb2_port, ref));
+}
+
+/**
+ * dlb2_port_put() - drop a reference on a port
+ * @port: the port
+ */
+void dlb2_port_put(struct dlb2_port *port)
+{
+	kref_put(&port->ref, port_free);
+}
+
+static u32 cq_map_size(const struct dlb2_port *port)
+{
+	return PAGE_ALIGN(port->cq_entries * 64);
+}
+
+/**
+ * dlb2_port_release_cq() - recover a port whose consumer went away
+ * @port: a live port, port->lock and dlb2_mutex held
+ *
+ * QEs in the CQ, and QEs the consumer dequeued without completing them, are
+ * returned to the device (tokens popped, completions issued) and counted in
+ * the port's "released" statistic; the ring starts again at entry 0 with
+ * generation 1, so the next opener needs no state from the last one.
+ */
+void dlb2_port_release_cq(struct dlb2_port *port)
+{
+	struct dlb2 *dlb2 = port->dlb2;
+	unsigned int n;
+
+	dlb2_hw_cq_enable(dlb2, port, false);
+	while ((n = dlb2_hw_port_drain(dlb2, port)))
+		atomic64_add(n, &port->released);
+	memset(port->cq_va, 0, cq_map_size(port));
+	dlb2_hw_cq_reset(dlb2, port);
+	atomic_set(&port->irqs, 0);
+	dlb2_port_cq_resume(port);
+}
+
+static int port_open(struct inode *inode, struct file *file)
+{
+	struct dlb2_port *port;
+	int ret = 0;
+
+	mutex_lock(&dlb2_mutex);
+	port = idr_find(&dlb2_minors, iminor(inode));
+	if (!port) {
+		mutex_unlock(&dlb2_mutex);
+		return -ENODEV;
+	}
+	mutex_lock(&port->lock);
+	if (!port->dlb2) {
+		ret = -ENODEV;
+	} else if (port->file) {
+		ret = -EBUSY;
+	} else {
+		port->file = file;
+		kref_get(&port->ref);
+		file->private_data = port;
+	}
+	mutex_unlock(&port->lock);
+	mutex_unlock(&dlb2_mutex);
+	return ret ? ret : nonseekable_open(inode, file);
+}
+
+/* Called once the last mapping and descriptor of the file are gone. */
+static int port_release(struct inode *inode, struct file *file)
+{
+	struct dlb2_port *port = file->private_data;
+
+	mutex_lock(&dlb2_mutex);
+	mutex_lock(&port->lock);
+	if (port->dlb2)
+		dlb2_port_release_cq(port);
+	port->file = NULL;
+	mutex_unlock(&port->lock);
+	mutex_unlock(&dlb2_mutex);
+	dlb2_port_put(port);
+	return 0;
+}
+
+static vm_fault_t port_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct dlb2_port *port = vma->vm_private_data;
+	unsigned long region = vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long off = vmf->address - vma->vm_start;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct page *page;
+	void *va;
+
+	mutex_lock(&port->lock);
+	if (!port->dlb2)
+		goto out;
+	switch (region) {
+	case DLB2_MMAP_PP_OFFSET:
+		ret = vmf_insert_pfn_prot(vma, vmf->address,
+					  PHYS_PFN(port->dlb2->func_phys +
+						   (port->ldb ?
+						    DLB2_LDB_PP_OFFS(port->id) :
+						    DLB2_DIR_PP_OFFS(port->id))),
+					  pgprot_writecombine(vma->vm_page_prot));
+		break;
+	case DLB2_MMAP_CQ_OFFSET:
+		va = port->cq_va + off;
+		ret = vmf_insert_pfn(vma, vmf->address,
+				     is_vmalloc_addr(va) ? vmalloc_to_pfn(va) :
+							   PHYS_PFN(virt_to_phys(va)));
+		break;
+	case DLB2_MMAP_CREDIT_OFFSET:
+		page = port->dom->credit_page;
+		get_page(page);
+		vmf->page = page;
+		ret = 0;
+		break;
+	}
+out:
+	mutex_unlock(&port->lock);
+	return ret;
+}
+
+static const struct vm_operations_struct port_vm_ops = {
+	.fault = port_fault,
+};
+
+static int port_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct dlb2_port *port = file->private_data;
+	unsigned long off = vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long size = vma->vm_end - vma->vm_start;
+	vm_flags_t deny = VM_EXEC, clear = VM_MAYEXEC;
+	int ret = 0;
+
+	mutex_lock(&port->lock);
+	if (!port->dlb2) {
+		ret = -ENODEV;
+		goto out;
+	}
+	switch (off) {
+	case DLB2_MMAP_PP_OFFSET:
+		if (size != DLB2_PP_SIZE)
+			ret = -EINVAL;
+		deny |= VM_READ;
+		clear |= VM_MAYREAD;
+		dlb2_vm_flags_set(vma, VM_IO | VM_PFNMAP);
+		break;
+	case DLB2_MMAP_CQ_OFFSET:
+		if (size != cq_map_size(port))
+			ret = -EINVAL;
+		deny |= VM_WRITE;
+		clear |= VM_MAYWRITE;
+		dlb2_vm_flags_set(vma, VM_IO | VM_PFNMAP);
+		break;
+	case DLB2_MMAP_CREDIT_OFFSET:
+		if (size != DLB2_CREDIT_PAGE_SIZE)
+			ret = -EINVAL;
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	if (!ret && (vma->vm_flags & deny))
+		ret = -EACCES;
+	if (!ret && !(vma->vm_flags & VM_SHARED))
+		ret = -EINVAL;
+	if (ret)
+		goto out;
+	dlb2_vm_flags_clear(vma, clear);
+	dlb2_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	vma->vm_ops = &port_vm_ops;
+	vma->vm_private_data = port;
+out:
+	mutex_unlock(&port->lock);
+	return ret;
+}
+
+static __poll_t port_poll(struct file *file, poll_table *wait)
+{
+	struct dlb2_port *port = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &port->wq, wait);
+	if (!READ_ONCE(port->dlb2))
+		mask |= EPOLLERR | EPOLLHUP;
+	if (atomic_read(&port->irqs))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+/* read(): the number of CQ interrupts since the last read, as a u64. */
+static ssize_t port_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
+{
+	struct dlb2_port *port = file->private_data;
+	u64 n;
+	int ret;
+
+	if (count < sizeof(n))
+		return -EINVAL;
+	if (!port->intr)
+		return -EOPNOTSUPP;
+	for (;;) {
+		n = atomic_xchg(&port->irqs, 0);
+		if (n)
+			break;
+		if (!READ_ONCE(port->dlb2))
+			return -ENODEV;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(port->wq,
+					       atomic_read(&port->irqs) ||
+					       !READ_ONCE(port->dlb2));
+		if (ret)
+			return ret;
+	}
+	if (copy_to_user(buf, &n, sizeof(n)))
+		return -EFAULT;
+	return sizeof(n);
+}
+
+static int port_info(struct dlb2_port *port, struct dlb2_port_info *info)
+{
+	struct dlb2_domain *dom = port->dom;
+
+	if (!port->dlb2)
+		return -ENODEV;
+	memset(info, 0, sizeof(*info));
+	info->version = port->dlb2->ver;
+	info->flags = (port->ldb ? DLB2_PORT_LDB : 0) |
+		      (port->intr ? DLB2_PORT_INTERRUPT : 0);
+	info->domain_id = dom->res.id;
+	info->port_id = port->id;
+	info->dir_queue_id = port->ldb ? 0 : port->id;
+	info->cq_depth = port->cq_depth;
+	info->cq_entries = port->cq_entries;
+	info->cq_stride = 64;
+	info->cq_size = cq_map_size(port);
+	info->hist_list = port->hist_size;
+	info->num_pools = port->dlb2->ver == DLB2_HW_V2_5 ? 1 : 2;
+	info->credits[DLB2_CREDIT_POOL_LDB] = dom->res.req.ldb_credits;
+	info->credits[DLB2_CREDIT_POOL_DIR] = dom->res.req.dir_credits;
+	return 0;
+}
+
+static long port_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct dlb2_port *port = file->private_data;
+	struct dlb2_port_info info;
+	int ret;
+
+	switch (cmd) {
+	case DLB2_IOC_PORT_INFO:
+		mutex_lock(&port->lock);
+		ret = port_info(port, &info);
+		mutex_unlock(&port->lock);
+		if (!ret && copy_to_user((void __user *)arg, &info, sizeof(info)))
+			ret = -EFAULT;
+		return ret;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations port_fops = {
+	.owner = THIS_MODULE,
+	.open = port_open,
+	.release = port_release,
+	.mmap = port_mmap,
+	.poll = port_poll,
+	.read = port_read,
+	.unlocked_ioctl = port_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+/**
+ * dlb2_port_publish() - create a port's character device
+ * @port: a port of a domain being enabled; dlb2_mutex held
+ * @dev_id: N of the device's dlb2_<N>
+ *
+ * Return: 0 or a negative errno.
+ */
+int dlb2_port_publish(struct dlb2_port *port, int dev_id)
+{
+	struct device *dev;
+	int minor;
+
+	minor = idr_alloc(&dlb2_minors, port, 0, DLB2_MAX_PORT_MINORS,
+			  GFP_KERNEL);
+	if (minor < 0)
+		return minor;
+	port->devt = MKDEV(MAJOR(dlb2_devt), minor);
+	/* '!' becomes '/' in the device node: /dev/dlb2/N/domain/port. */
+	dev = device_create(dlb2_class, &port->dlb2->pdev->dev, port->devt,
+			    port, "dlb2!%d!%s!%s", dev_id, port->dom->name,
+			    port->name);
+	if (IS_ERR(dev)) {
+		idr_remove(&dlb2_minors, minor);
+		return PTR_ERR(dev);
+	}
+	port->cdev_dev = dev;
+	return 0;
+}
+
+/**
+ * dlb2_port_revoke() - take a port away from user space
+ * @port: the port; dlb2_mutex held
+ *
+ * Removes the device node, makes every mapping of the open file (if any)
+ * fault from now on and wakes its waiters.  The file itself stays open
+ * until user space closes it; its operations answer ENODEV.
+ */
+void dlb2_port_revoke(struct dlb2_port *port)
+{
+	if (port->cdev_dev) {
+		device_destroy(dlb2_class, port->devt);
+		idr_remove(&dlb2_minors, MINOR(port->devt));
+		port->cdev_dev = NULL;
+	}
+	mutex_lock(&port->lock);
+	port->dlb2 = NULL;
+	port->dom = NULL;
+	if (port->file)
+		unmap_mapping_range(port->file->f_mapping, 0, 0, 1);
+	mutex_unlock(&port->lock);
+	wake_up_all(&port->wq);
+}
+
+static char *port_devnode(struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0600;
+	return NULL;
+}
+
+int dlb2_port_chrdev_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&dlb2_devt, 0, DLB2_MAX_PORT_MINORS,
+				  DLB2_DRV_NAME);
+	if (ret)
+		return ret;
+	cdev_init(&dlb2_cdev, &port_fops);
+	ret = cdev_add(&dlb2_cdev, dlb2_devt, DLB2_MAX_PORT_MINORS);
+	if (ret)
+		goto err_region;
+	dlb2_class = dlb2_class_create(DLB2_DRV_NAME);
+	if (IS_ERR(dlb2_class)) {
+		ret = PTR_ERR(dlb2_class);
+		goto err_cdev;
+	}
+	dlb2_class->devnode = port_devnode;
+	return 0;
+
+err_cdev:
+	cdev_del(&dlb2_cdev);
+err_region:
+	unregister_chrdev_region(dlb2_devt, DLB2_MAX_PORT_MINORS);
+	return ret;
+}
+
+void dlb2_port_chrdev_exit(void)
+{
+	class_destroy(dlb2_class);
+	cdev_del(&dlb2_cdev);
+	unregister_chrdev_region(dlb2_devt, DLB2_MAX_PORT_MINORS);
+	idr_destroy(&dlb2_minors);
+}
