@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the dlb2 kselftests: finding DLB devices in sysfs and
- * reading and writing sysfs files.
+ * Helpers shared by the dlb2 kselftests: finding DLB devices in sysfs,
+ * reading and writing sysfs and configfs files, building and removing
+ * configfs domains, and reading device registers through BAR2.
  */
 #ifndef DLB2_SELFTEST_LIB_H
 #define DLB2_SELFTEST_LIB_H
@@ -13,6 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef ARRAY_SIZE
@@ -134,5 +139,181 @@ static inline void pci_driver_of(const char *bdf, char *name, size_t len)
 	if (snprintf(name, len, "%s", base) >= (int)len)
 		name[0] = '\0';
 }
+
+#define CONFIGFS_DLB2	"/sys/kernel/config/dlb2"
+
+/* snprintf into a PATH_MAX buffer; aborts on truncation (a test bug). */
+static inline char *pathf(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= PATH_MAX)
+		abort();
+	return buf;
+}
+
+/* mkdir/rmdir returning -errno. */
+static inline int mkdir_e(const char *path)
+{
+	return mkdir(path, 0755) ? -errno : 0;
+}
+
+static inline int rmdir_e(const char *path)
+{
+	return rmdir(path) ? -errno : 0;
+}
+
+/* Read a decimal number from dir/file; -1 when it cannot be read. */
+static inline long read_num(const char *dir, const char *file)
+{
+	char path[PATH_MAX], buf[64];
+
+	if (sysfs_read(pathf(path, "%s/%s", dir, file), buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 0);
+}
+
+/* Write dir/file; -errno. */
+static inline int write_attr(const char *dir, const char *file, const char *val)
+{
+	char path[PATH_MAX];
+
+	return sysfs_write(pathf(path, "%s/%s", dir, file), val);
+}
+
+/* Read dir/file into buf (no newline); -errno. */
+static inline int read_attr(const char *dir, const char *file, char *buf,
+			    size_t len)
+{
+	char path[PATH_MAX];
+
+	return sysfs_read(pathf(path, "%s/%s", dir, file), buf, len);
+}
+
+/* The configfs directory of the device bdf: CONFIGFS_DLB2/dlb2_<dev_id>. */
+static inline int dlb2_cfs_dir(const char *bdf, char *dir)
+{
+	char path[PATH_MAX];
+	long id = read_num(pathf(path, PCI_DEVICES "/%s", bdf), "dev_id");
+
+	if (id < 0)
+		return -ENOENT;
+	pathf(dir, CONFIGFS_DLB2 "/dlb2_%ld", id);
+	return 0;
+}
+
+/* Remove every directory below dir/sub (one level), ignoring errors. */
+static inline void rmdir_children(const char *dir, const char *sub)
+{
+	char path[PATH_MAX], child[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(pathf(path, "%s/%s", dir, sub));
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		pathf(child, "%s/%s", path, de->d_name);
+		if (!stat(child, &st) && S_ISDIR(st.st_mode))
+			rmdir(child);
+	}
+	closedir(d);
+}
+
+/* Disable and remove a configfs domain and everything in it. */
+static inline void dlb2_domain_destroy(const char *dom)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (access(dom, F_OK))
+		return;
+	write_attr(dom, "enable", "0");
+	d = opendir(pathf(path, "%s/ports", dom));
+	while (d && (de = readdir(d))) {
+		char links[PATH_MAX];
+
+		if (de->d_name[0] == '.')
+			continue;
+		rmdir_children(pathf(links, "%s/ports/%s", dom, de->d_name),
+			       "links");
+	}
+	if (d)
+		closedir(d);
+	rmdir_children(dom, "ports");
+	rmdir_children(dom, "queues");
+	rmdir(dom);
+}
+
+/* Create dom/queues/name (type "ldb" or "dir"); -errno. */
+static inline int dlb2_add_queue(const char *dom, const char *name,
+				 const char *type)
+{
+	char path[PATH_MAX];
+	int ret = mkdir_e(pathf(path, "%s/queues/%s", dom, name));
+
+	return ret ? ret : write_attr(path, "type", type);
+}
+
+static inline int dlb2_add_port(const char *dom, const char *name,
+				const char *type)
+{
+	char path[PATH_MAX];
+	int ret = mkdir_e(pathf(path, "%s/ports/%s", dom, name));
+
+	return ret ? ret : write_attr(path, "type", type);
+}
+
+static inline int dlb2_link(const char *dom, const char *port,
+			    const char *queue)
+{
+	char path[PATH_MAX];
+
+	return mkdir_e(pathf(path, "%s/ports/%s/links/%s", dom, port, queue));
+}
+
+/* BAR2 (CSR) of the device, mapped for register checks; NULL on error. */
+struct dlb2_bar {
+	int fd;
+	int v25;
+};
+
+static inline int dlb2_bar_open(struct dlb2_bar *bar, const char *bdf,
+				const char *version)
+{
+	char path[PATH_MAX];
+
+	bar->v25 = !strcmp(version, "2.5");
+	bar->fd = open(pathf(path, PCI_DEVICES "/%s/resource2", bdf), O_RDWR);
+	return bar->fd < 0 ? -errno : 0;
+}
+
+/* Read a 32-bit CSR at a BAR2 offset (one page mapped per read). */
+static inline uint32_t dlb2_csr(struct dlb2_bar *bar, uint64_t off)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *map = mmap(NULL, pg, PROT_READ, MAP_SHARED, bar->fd,
+			 off & ~(uint64_t)(pg - 1));
+	uint32_t val;
+
+	if (map == MAP_FAILED)
+		return 0xdeadbeef;
+	val = *(volatile uint32_t *)((char *)map + (off & (pg - 1)));
+	munmap(map, pg);
+	return val;
+}
+
+/* A CSR offset: 2.0 or 2.5 base, plus index * 0x1000. */
+#define DLB2_CSR_AT(bar, off_v2, off_v25, idx) \
+	(((bar)->v25 ? (uint64_t)(off_v25) : (uint64_t)(off_v2)) + \
+	 (uint64_t)(idx) * 0x1000)
 
 #endif /* DLB2_SELFTEST_LIB_H */

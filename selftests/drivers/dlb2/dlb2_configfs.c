@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dlb2 configfs tests: every knob accepts its valid values, which reach the
+ * hardware (checked in the device's registers through BAR2 once the domain
+ * is enabled), and rejects invalid ones with the documented errno without
+ * changing anything; enable commits all or nothing and says why it failed;
+ * an enabled domain refuses changes; disable gives every resource back.
+ *
+ * Needs a DLB device and dlb2.ko loaded; skips without a device.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "dlb2_lib.h"
+
+FIXTURE(cfs) {
+	char bdf[NAME_MAX + 1];
+	const char *version;
+	char pci[PATH_MAX];	/* sysfs directory of the device */
+	char dev[PATH_MAX];	/* configfs dlb2_<N> */
+	char dom[PATH_MAX];	/* configfs domain of the test */
+	char dom2[PATH_MAX];	/* a second domain */
+	struct dlb2_bar bar;
+};
+
+FIXTURE_SETUP(cfs)
+{
+	self->version = dlb2_find_device(self->bdf, sizeof(self->bdf));
+	if (!self->version)
+		SKIP(return, "no DLB 2.0/2.5 PF present");
+	pathf(self->pci, PCI_DEVICES "/%s", self->bdf);
+	ASSERT_EQ(0, dlb2_cfs_dir(self->bdf, self->dev));
+	pathf(self->dom, "%s/kst", self->dev);
+	pathf(self->dom2, "%s/kst2", self->dev);
+	dlb2_domain_destroy(self->dom);
+	dlb2_domain_destroy(self->dom2);
+	ASSERT_EQ(0, mkdir_e(self->dom));
+	ASSERT_EQ(0, dlb2_bar_open(&self->bar, self->bdf, self->version));
+}
+
+FIXTURE_TEARDOWN(cfs)
+{
+	if (!self->version)
+		return;
+	dlb2_domain_destroy(self->dom);
+	dlb2_domain_destroy(self->dom2);
+	close(self->bar.fd);
+}
+
+struct knob_case {
+	const char *attr;
+	const char *value;
+	int err;		/* 0: accepted, else the errno */
+};
+
+/*
+ * Write each case in order; accepted values read back as written (modulo
+ * formatting of numbers), rejected ones leave the last accepted value.
+ */
+static void check_knobs(struct __test_metadata *_metadata, const char *dir,
+			const struct knob_case *c, size_t n)
+{
+	char before[64], after[64];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, read_attr(dir, c[i].attr, before, sizeof(before)));
+		EXPECT_EQ(-c[i].err, write_attr(dir, c[i].attr, c[i].value)) {
+			TH_LOG("%s <- \"%s\"", c[i].attr, c[i].value);
+		}
+		ASSERT_EQ(0, read_attr(dir, c[i].attr, after, sizeof(after)));
+		if (c[i].err) {
+			EXPECT_STREQ(before, after);
+		} else if (strtol(c[i].value, NULL, 0) || c[i].value[0] == '0') {
+			EXPECT_EQ(strtol(c[i].value, NULL, 0),
+				  strtol(after, NULL, 0));
+		} else {
+			EXPECT_STREQ(c[i].value, after);
+		}
+	}
+}
+
+TEST_F(cfs, names)
+{
+	char path[PATH_MAX];
+
+	if (!self->version)
+		return;
+	EXPECT_EQ(-EINVAL, mkdir_e(pathf(path, "%s/bad!name", self->dev)));
+	EXPECT_EQ(-EINVAL, mkdir_e(pathf(path, "%s/queues/a b", self->dom)));
+	EXPECT_EQ(-EINVAL, mkdir_e(pathf(path, "%s/ports/%s", self->dom,
+					 "a234567890123456789012345678901234")));
+	EXPECT_EQ(0, mkdir_e(pathf(path, "%s/ports/p-1.x_2", self->dom)));
+	EXPECT_EQ(0, rmdir_e(path));
+}
+
+TEST_F(cfs, queue_knobs)
+{
+	static const struct knob_case cases[] = {
+		{ "type", "dir", 0 }, { "type", "ldb", 0 },
+		{ "type", "fifo", EINVAL },
+		{ "sched", "ordered", 0 }, { "sched", "unordered", 0 },
+		{ "sched", "atomic", 0 }, { "sched", "fifo", EINVAL },
+		{ "depth_threshold", "0", 0 }, { "depth_threshold", "8191", 0 },
+		{ "depth_threshold", "8192", ERANGE },
+		{ "depth_threshold", "many", EINVAL },
+		{ "sequence_numbers", "64", 0 },
+		{ "sequence_numbers", "1024", 0 },
+		{ "sequence_numbers", "0", 0 },
+		{ "sequence_numbers", "32", EINVAL },
+		{ "sequence_numbers", "100", EINVAL },
+		{ "sequence_numbers", "2048", EINVAL },
+		{ "atomic_inflights", "0", 0 },
+		{ "atomic_inflights", "2048", 0 },
+		{ "atomic_inflights", "2049", ERANGE },
+		{ "atomic_inflights", "-1", EINVAL },
+		{ "lock_id_compression", "64", 0 },
+		{ "lock_id_compression", "4096", 0 },
+		{ "lock_id_compression", "65536", 0 },
+		{ "lock_id_compression", "0", 0 },
+		{ "lock_id_compression", "100", EINVAL },
+		{ "lock_id_compression", "8192", EINVAL },
+	};
+	char q[PATH_MAX];
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, mkdir_e(pathf(q, "%s/queues/q", self->dom)));
+	EXPECT_EQ(-1, read_num(q, "id"));
+	check_knobs(_metadata, q, cases, ARRAY_SIZE(cases));
+}
+
+TEST_F(cfs, port_knobs)
+{
+	static const struct knob_case cases[] = {
+		{ "type", "dir", 0 }, { "type", "ldb", 0 },
+		{ "type", "both", EINVAL },
+		{ "cq_depth", "1", 0 }, { "cq_depth", "8", 0 },
+		{ "cq_depth", "1024", 0 }, { "cq_depth", "0", ERANGE },
+		{ "cq_depth", "2048", ERANGE }, { "cq_depth", "3", EINVAL },
+		{ "history_list", "2048", 0 }, { "history_list", "0", 0 },
+		{ "history_list", "2049", ERANGE },
+		{ "wait_mode", "interrupt", 0 }, { "wait_mode", "poll", 0 },
+		{ "wait_mode", "sleep", EINVAL },
+		{ "cos", "3", 0 }, { "cos", "any", 0 }, { "cos", "0", 0 },
+		{ "cos", "4", ERANGE }, { "cos", "best", EINVAL },
+	};
+	char p[PATH_MAX];
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, mkdir_e(pathf(p, "%s/ports/p", self->dom)));
+	EXPECT_EQ(-1, read_num(p, "id"));
+	check_knobs(_metadata, p, cases, ARRAY_SIZE(cases));
+}
+
+TEST_F(cfs, domain_knobs)
+{
+	const struct knob_case v2[] = {
+		{ "ldb_credits", "8192", 0 }, { "ldb_credits", "8193", ERANGE },
+		{ "dir_credits", "4096", 0 }, { "dir_credits", "4097", ERANGE },
+		{ "ldb_credits", "x", EINVAL }, { "enable", "maybe", EINVAL },
+	};
+	const struct knob_case v25[] = {
+		{ "ldb_credits", "16384", 0 },
+		{ "ldb_credits", "16385", ERANGE },
+		{ "dir_credits", "16384", 0 },
+		{ "dir_credits", "16385", ERANGE },
+		{ "ldb_credits", "x", EINVAL }, { "enable", "maybe", EINVAL },
+	};
+	char buf[64];
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, read_attr(self->dom, "status", buf, sizeof(buf)));
+	EXPECT_STREQ("disabled", buf);
+	EXPECT_EQ(-1, read_num(self->dom, "id"));
+	if (!strcmp(self->version, "2.5"))
+		check_knobs(_metadata, self->dom, v25, ARRAY_SIZE(v25));
+	else
+		check_knobs(_metadata, self->dom, v2, ARRAY_SIZE(v2));
+}
+
+TEST_F(cfs, links)
+{
+	char path[PATH_MAX];
+	int i;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "dp", "dir"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "dq", "dir"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "dq2", "dir"));
+	EXPECT_EQ(-ENOENT, dlb2_link(self->dom, "lp", "nosuch"));
+	EXPECT_EQ(-EINVAL, dlb2_link(self->dom, "lp", "dq"));
+	EXPECT_EQ(0, dlb2_link(self->dom, "dp", "dq"));
+	EXPECT_EQ(-ENOSPC, dlb2_link(self->dom, "dp", "dq2"));
+	/* A port with links keeps its type. */
+	EXPECT_EQ(-EBUSY, write_attr(pathf(path, "%s/ports/dp", self->dom),
+				     "type", "ldb"));
+	for (i = 0; i < 9; i++) {
+		char q[16];
+
+		snprintf(q, sizeof(q), "lq%d", i);
+		ASSERT_EQ(0, dlb2_add_queue(self->dom, q, "ldb"));
+		EXPECT_EQ(i < 8 ? 0 : -ENOSPC, dlb2_link(self->dom, "lp", q));
+	}
+	pathf(path, "%s/ports/lp/links/lq0", self->dom);
+	EXPECT_EQ(0, write_attr(path, "priority", "7"));
+	EXPECT_EQ(-ERANGE, write_attr(path, "priority", "8"));
+	EXPECT_EQ(7, read_num(path, "priority"));
+}
+
+/* Enable fails with EINVAL and says why; the domain stays disabled. */
+static void expect_refused(struct __test_metadata *_metadata, const char *dom,
+			   int err, const char *why)
+{
+	char status[200];
+
+	EXPECT_EQ(-err, write_attr(dom, "enable", "1"));
+	ASSERT_EQ(0, read_attr(dom, "status", status, sizeof(status)));
+	EXPECT_NE(NULL, strstr(status, why)) {
+		TH_LOG("status \"%s\", expected \"%s\"", status, why);
+	}
+	EXPECT_EQ(0, read_num(dom, "enable"));
+	EXPECT_EQ(-1, read_num(dom, "id"));
+}
+
+TEST_F(cfs, enable_checks)
+{
+	char path[PATH_MAX];
+
+	if (!self->version)
+		return;
+	expect_refused(_metadata, self->dom, EINVAL, "no ports");
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "dp", "dir"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "dq", "dir"));
+	expect_refused(_metadata, self->dom, EINVAL,
+		       "directed queue dq is linked by 0 ports");
+	ASSERT_EQ(0, dlb2_link(self->dom, "dp", "dq"));
+	expect_refused(_metadata, self->dom, EINVAL, "credits");
+	ASSERT_EQ(0, write_attr(self->dom, "dir_credits", "64"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "lq", "ldb"));
+	expect_refused(_metadata, self->dom, EINVAL,
+		       "load-balanced queues need a load-balanced port");
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", "64"));
+	pathf(path, "%s/queues/lq", self->dom);
+	ASSERT_EQ(0, write_attr(path, "atomic_inflights", "0"));
+	expect_refused(_metadata, self->dom, EINVAL,
+		       "atomic queue lq has no atomic_inflights");
+	ASSERT_EQ(0, write_attr(path, "sched", "unordered"));
+	ASSERT_EQ(0, write_attr(path, "sequence_numbers", "64"));
+	expect_refused(_metadata, self->dom, EINVAL,
+		       "has sequence_numbers but is not ordered");
+	ASSERT_EQ(0, write_attr(path, "sequence_numbers", "0"));
+	EXPECT_EQ(0, write_attr(self->dom, "enable", "1"));
+	EXPECT_EQ(1, read_num(self->dom, "enable"));
+}
+
+/* Returns the avail_resources/<name> value of the device. */
+static long avail(const char *pci, const char *name)
+{
+	char path[PATH_MAX];
+
+	return read_num(pathf(path, "%s/avail_resources", pci), name);
+}
+
+TEST_F(cfs, enospc_is_all_or_nothing)
+{
+	long credits, domains;
+	char half[32];
+
+	if (!self->version)
+		return;
+	credits = avail(self->pci, "ldb_credits");
+	domains = avail(self->pci, "domains");
+	snprintf(half, sizeof(half), "%ld", credits / 2 + 1);
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "lq", "ldb"));
+	ASSERT_EQ(0, dlb2_link(self->dom, "lp", "lq"));
+	/* More than half of the credits to the first domain ... */
+	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", half));
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	EXPECT_EQ(credits - atol(half), avail(self->pci, "ldb_credits"));
+	/* ... so that the second cannot get its own. */
+	ASSERT_EQ(0, mkdir_e(self->dom2));
+	ASSERT_EQ(0, dlb2_add_port(self->dom2, "lp", "ldb"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom2, "lq", "ldb"));
+	ASSERT_EQ(0, dlb2_link(self->dom2, "lp", "lq"));
+	ASSERT_EQ(0, write_attr(self->dom2, "ldb_credits", half));
+	expect_refused(_metadata, self->dom2, ENOSPC, "the device lacks");
+	EXPECT_EQ(credits - atol(half), avail(self->pci, "ldb_credits"));
+	EXPECT_EQ(domains - 1, avail(self->pci, "domains"));
+	/* Disabling gives everything back. */
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	EXPECT_EQ(credits, avail(self->pci, "ldb_credits"));
+	EXPECT_EQ(domains, avail(self->pci, "domains"));
+	EXPECT_EQ(0, write_attr(self->dom2, "enable", "1"));
+}
+
+TEST_F(cfs, busy_while_enabled)
+{
+	char q[PATH_MAX], p[PATH_MAX], link[PATH_MAX], buf[64];
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "lq", "ldb"));
+	ASSERT_EQ(0, dlb2_link(self->dom, "lp", "lq"));
+	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", "128"));
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	ASSERT_EQ(0, read_attr(self->dom, "status", buf, sizeof(buf)));
+	EXPECT_STREQ("enabled", buf);
+	EXPECT_LE(0, read_num(self->dom, "id"));
+	pathf(q, "%s/queues/lq", self->dom);
+	pathf(p, "%s/ports/lp", self->dom);
+	EXPECT_EQ(-EBUSY, write_attr(self->dom, "ldb_credits", "64"));
+	EXPECT_EQ(-EBUSY, write_attr(q, "depth_threshold", "5"));
+	EXPECT_EQ(-EBUSY, write_attr(p, "cq_depth", "8"));
+	EXPECT_EQ(-EBUSY, write_attr(p, "cos", "1"));
+	EXPECT_EQ(-EBUSY, rmdir_e(q));
+	EXPECT_EQ(-EBUSY, rmdir_e(p));
+	EXPECT_EQ(-EBUSY, dlb2_add_queue(self->dom, "new", "ldb"));
+	EXPECT_EQ(-EBUSY, dlb2_add_port(self->dom, "new", "ldb"));
+	EXPECT_EQ(128, read_num(self->dom, "ldb_credits"));
+	EXPECT_EQ(256, read_num(q, "depth_threshold"));
+	EXPECT_EQ(64, read_num(p, "cq_depth"));
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	ASSERT_EQ(0, read_attr(self->dom, "status", buf, sizeof(buf)));
+	EXPECT_STREQ("disabled", buf);
+	EXPECT_EQ(0, write_attr(self->dom, "ldb_credits", "64"));
+	EXPECT_EQ(0, rmdir_e(pathf(link, "%s/links/lq", p)));
+}
+
+/* Register offsets (2.0, 2.5) of the knobs checked below. */
+#define LSP_QID_ATM_DEPTH_THRSH		0xa2080000, 0x92200000
+#define LSP_QID_NALDB_DEPTH_THRSH	0xa2100000, 0x92280000
+#define LSP_QID_DIR_DEPTH_THRSH		0xa0980000, 0x90a00000
+#define LSP_QID_AQED_ACTIVE_LIM		0xa0a80000, 0x90c00000
+#define AQED_QID_HID_WIDTH		0x20080000, 0x20080000
+#define CHP_ORD_QID_SN_MAP		0x40180000, 0x40100000
+#define SYS_LDB_QID_CFG_V		0x10000f58, 0x10000f58
+#define CHP_LDB_CQ_TKN_DEPTH_SEL	0x40b80000, 0x40d00000
+#define LSP_CQ_LDB_TKN_CNT		0xa0580000, 0x90600000
+#define CHP_DIR_CQ_TKN_DEPTH_SEL	0x40500000, 0x40580000
+#define LSP_CQ_LDB_INFL_LIM		0xa0500000, 0x90500000
+#define CHP_HIST_LIST_BASE		0x40700000, 0x40780000
+#define CHP_HIST_LIST_LIM		0x40780000, 0x40800000
+#define CHP_LDB_CQ_INT_ENB		0x40a00000, 0x40b80000
+#define CHP_DIR_CQ_INT_ENB		0x40380000, 0x40400000
+#define LSP_CQ2PRIOV			0xa0000000, 0x90000000
+#define CHP_CFG_DIR_VAS_CRD		0x40000000, 0x40000000
+#define CHP_CFG_LDB_VAS_CRD		0x40080000, 0x40080000
+
+#define CSR_AT(...)	DLB2_CSR_AT(__VA_ARGS__)
+#define REG(name, idx)	dlb2_csr(&self->bar, CSR_AT(&self->bar, name, idx))
+
+TEST_F(cfs, knobs_reach_hardware)
+{
+	char q1[PATH_MAX], q2[PATH_MAX], q3[PATH_MAX], dq[PATH_MAX];
+	char p1[PATH_MAX], p2[PATH_MAX], dp[PATH_MAX], path[PATH_MAX];
+	long iq1, iq2, iq3, idq, ip1, ip2, idp, dom;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "q1", "ldb"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "q2", "ldb"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "q3", "ldb"));
+	ASSERT_EQ(0, dlb2_add_queue(self->dom, "dq", "dir"));
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "p1", "ldb"));
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "p2", "ldb"));
+	ASSERT_EQ(0, dlb2_add_port(self->dom, "dp", "dir"));
+	pathf(q1, "%s/queues/q1", self->dom);
+	pathf(q2, "%s/queues/q2", self->dom);
+	pathf(q3, "%s/queues/q3", self->dom);
+	pathf(dq, "%s/queues/dq", self->dom);
+	pathf(p1, "%s/ports/p1", self->dom);
+	pathf(p2, "%s/ports/p2", self->dom);
+	pathf(dp, "%s/ports/dp", self->dom);
+	/* q1: atomic, 100 inflights, threshold 17, 256 lock ids */
+	ASSERT_EQ(0, write_attr(q1, "atomic_inflights", "100"));
+	ASSERT_EQ(0, write_attr(q1, "depth_threshold", "17"));
+	ASSERT_EQ(0, write_attr(q1, "lock_id_compression", "256"));
+	/* q2: ordered, 256 SNs; q3: ordered with the default size */
+	ASSERT_EQ(0, write_attr(q2, "sched", "ordered"));
+	ASSERT_EQ(0, write_attr(q2, "sequence_numbers", "256"));
+	ASSERT_EQ(0, write_attr(q3, "sched", "unordered"));
+	ASSERT_EQ(0, write_attr(q3, "atomic_inflights", "0"));
+	ASSERT_EQ(0, write_attr(dq, "depth_threshold", "9"));
+	/* p1: depth 4, history 40, interrupts, class 2; p2: defaults */
+	ASSERT_EQ(0, write_attr(p1, "cq_depth", "4"));
+	ASSERT_EQ(0, write_attr(p1, "history_list", "40"));
+	ASSERT_EQ(0, write_attr(p1, "wait_mode", "interrupt"));
+	ASSERT_EQ(0, write_attr(p1, "cos", "2"));
+	ASSERT_EQ(0, write_attr(dp, "cq_depth", "256"));
+	ASSERT_EQ(0, write_attr(dp, "wait_mode", "interrupt"));
+	ASSERT_EQ(0, dlb2_link(self->dom, "p1", "q1"));
+	ASSERT_EQ(0, dlb2_link(self->dom, "p1", "q2"));
+	ASSERT_EQ(0, dlb2_link(self->dom, "p2", "q3"));
+	ASSERT_EQ(0, dlb2_link(self->dom, "dp", "dq"));
+	ASSERT_EQ(0, write_attr(pathf(path, "%s/links/q2", p1), "priority", "5"));
+	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", "300"));
+	ASSERT_EQ(0, write_attr(self->dom, "dir_credits", "200"));
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+
+	dom = read_num(self->dom, "id");
+	iq1 = read_num(q1, "id");
+	iq2 = read_num(q2, "id");
+	iq3 = read_num(q3, "id");
+	idq = read_num(dq, "id");
+	ip1 = read_num(p1, "id");
+	ip2 = read_num(p2, "id");
+	idp = read_num(dp, "id");
+	ASSERT_LE(0, dom);
+	ASSERT_LE(0, iq1);
+	ASSERT_LE(0, ip1);
+	ASSERT_LE(0, idp);
+	EXPECT_EQ(idp, idq);		/* a directed pair */
+	EXPECT_EQ(2, ip1 / 16);		/* class of service 2 */
+	EXPECT_NE(ip1, ip2);
+
+	EXPECT_EQ(17u, REG(LSP_QID_ATM_DEPTH_THRSH, iq1));
+	EXPECT_EQ(17u, REG(LSP_QID_NALDB_DEPTH_THRSH, iq1));
+	EXPECT_EQ(100u, REG(LSP_QID_AQED_ACTIVE_LIM, iq1));
+	EXPECT_EQ(3u, REG(AQED_QID_HID_WIDTH, iq1));		/* 256 */
+	EXPECT_EQ(2u, REG(SYS_LDB_QID_CFG_V, iq1));		/* FID only */
+	EXPECT_EQ(3u, REG(SYS_LDB_QID_CFG_V, iq2));		/* SN + FID */
+	EXPECT_EQ(2u, REG(CHP_ORD_QID_SN_MAP, iq2) & 7);	/* 256 SNs */
+	EXPECT_EQ(0u, REG(SYS_LDB_QID_CFG_V, iq3));
+	EXPECT_EQ(0u, REG(LSP_QID_AQED_ACTIVE_LIM, iq3));
+	EXPECT_EQ(9u, REG(LSP_QID_DIR_DEPTH_THRSH, idq));
+	EXPECT_EQ(1u, REG(CHP_LDB_CQ_TKN_DEPTH_SEL, ip1));	/* <= 8 */
+	EXPECT_EQ(4u, REG(LSP_CQ_LDB_TKN_CNT, ip1));		/* 8 - 4 */
+	EXPECT_EQ(4u, REG(CHP_LDB_CQ_TKN_DEPTH_SEL, ip2));	/* 64 */
+	EXPECT_EQ(6u, REG(CHP_DIR_CQ_TKN_DEPTH_SEL, idp));	/* 256 */
+	EXPECT_EQ(40u, REG(LSP_CQ_LDB_INFL_LIM, ip1));
+	EXPECT_EQ(39u, REG(CHP_HIST_LIST_LIM, ip1) - REG(CHP_HIST_LIST_BASE, ip1));
+	EXPECT_EQ(128u, REG(LSP_CQ_LDB_INFL_LIM, ip2));	/* 2 x 64 */
+	EXPECT_EQ(2u, REG(CHP_LDB_CQ_INT_ENB, ip1));
+	EXPECT_EQ(0u, REG(CHP_LDB_CQ_INT_ENB, ip2));
+	EXPECT_EQ(2u, REG(CHP_DIR_CQ_INT_ENB, idp));
+	/* p1: slot 0 = q1 priority 0, slot 1 = q2 priority 5, both valid */
+	EXPECT_EQ((3u << 24) | (5u << 3), REG(LSP_CQ2PRIOV, ip1));
+	if (self->bar.v25) {
+		EXPECT_EQ(500u, REG(CHP_CFG_DIR_VAS_CRD, dom));	/* one pool */
+	} else {
+		EXPECT_EQ(300u, REG(CHP_CFG_LDB_VAS_CRD, dom));
+		EXPECT_EQ(200u, REG(CHP_CFG_DIR_VAS_CRD, dom));
+	}
+
+	/* Disabled: the registers are back to their reset values. */
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	EXPECT_EQ(0u, REG(LSP_QID_AQED_ACTIVE_LIM, iq1));
+	EXPECT_EQ(0u, REG(LSP_CQ2PRIOV, ip1));
+	EXPECT_EQ(0u, REG(CHP_DIR_CQ_INT_ENB, idp));
+	EXPECT_EQ(0u, REG(CHP_CFG_DIR_VAS_CRD, dom));
+}
+
+TEST_HARNESS_MAIN
