@@ -201,8 +201,14 @@ struct dlb2_domain {
 	char name[DLB2_NAME_MAX + 1];
 };
 
+/* desc.c */
 int dlb2_domain_check(const struct dlb2_domain_desc *desc, bool is_v2_5,
 		      char *why, size_t len);
+void dlb2_domain_req(const struct dlb2_domain_desc *desc, bool is_v2_5,
+		     struct dlb2_domain_req *req);
+u32 dlb2_port_hist_list(const struct dlb2_port_desc *p);
+
+/* domain.c */
 struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 				       const struct dlb2_domain_desc *desc,
 				       char *why, size_t len);

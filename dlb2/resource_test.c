@@ -146,6 +146,39 @@ static void dlb2_res_test_sn_slots(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.sn_mode[1], 1);
 }
 
+/* A failed allocation names what the device lacks. */
+static void dlb2_res_test_lacks(struct kunit *test)
+{
+	struct dlb2_domain_req req = { .ldb_queues = 1, .ldb_ports_any = 1 };
+	struct dlb2_domain_res d1, d2;
+	struct dlb2_resources r;
+
+	dlb2_resources_init(&r, false);
+	KUNIT_EXPECT_EQ(test, dlb2_hist_list_max_free(&r), 2048u);
+	req.dir_credits = 5000;
+	KUNIT_EXPECT_EQ(test, dlb2_domain_alloc(&r, &req, &d1), -ENOSPC);
+	KUNIT_EXPECT_STREQ(test, dlb2_domain_lacks(&r, &req), "directed credits");
+	req.dir_credits = 0;
+	req.ldb_ports[2] = 17;
+	KUNIT_EXPECT_STREQ(test, dlb2_domain_lacks(&r, &req),
+			   "load-balanced ports of the class of service");
+	req.ldb_ports[2] = 0;
+
+	/* Free 2048 entries, but not contiguous: 1000 | hole 48 | 1000. */
+	req.hist_list_entries = 1000;
+	KUNIT_ASSERT_EQ(test, dlb2_domain_alloc(&r, &req, &d1), 0);
+	req.hist_list_entries = 48;
+	KUNIT_ASSERT_EQ(test, dlb2_domain_alloc(&r, &req, &d2), 0);
+	req.hist_list_entries = 1000;
+	KUNIT_ASSERT_EQ(test, dlb2_domain_alloc(&r, &req, &d1), 0);
+	dlb2_domain_free(&r, &d2);
+	KUNIT_EXPECT_EQ(test, dlb2_hist_list_max_free(&r), 48u);
+	req.hist_list_entries = 49;
+	KUNIT_EXPECT_EQ(test, dlb2_domain_alloc(&r, &req, &d2), -ENOSPC);
+	KUNIT_EXPECT_STREQ(test, dlb2_domain_lacks(&r, &req),
+			   "contiguous history-list entries");
+}
+
 static struct kunit_case dlb2_res_test_cases[] = {
 	KUNIT_CASE(dlb2_res_test_init),
 	KUNIT_CASE(dlb2_res_test_all_or_nothing),
@@ -154,6 +187,7 @@ static struct kunit_case dlb2_res_test_cases[] = {
 	KUNIT_CASE(dlb2_res_test_hist_list),
 	KUNIT_CASE(dlb2_res_test_cos),
 	KUNIT_CASE(dlb2_res_test_sn_slots),
+	KUNIT_CASE(dlb2_res_test_lacks),
 	{}
 };
 
@@ -164,5 +198,5 @@ static struct kunit_suite dlb2_res_test_suite = {
 
 kunit_test_suite(dlb2_res_test_suite);
 
-MODULE_DESCRIPTION("KUnit tests of the Intel DLB 2.0/2.5 resource allocator");
+MODULE_DESCRIPTION("KUnit tests of the Intel DLB 2.0/2.5 resource allocator and domain checks");
 MODULE_LICENSE("GPL");

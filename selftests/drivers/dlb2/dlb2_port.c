@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dlb2 port device tests, with raw HCW writes (no library): one opener,
+ * port information, mmap rules, a directed round trip, the CQ interrupt
+ * through poll() and read(), revocation of every mapping on domain disable
+ * and on unbind, recovery of a port whose consumer was killed, and
+ * isolation between two domains.
+ *
+ * Needs a DLB device and dlb2.ko loaded; skips without a device.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <x86intrin.h>
+
+#include <linux/dlb2.h>
+
+#include "kselftest_harness.h"
+#include "dlb2_lib.h"
+
+#define CREDITS		"64"
+
+FIXTURE(port) {
+	char bdf[NAME_MAX + 1];
+	const char *version;
+	char pci[PATH_MAX];
+	char dev[PATH_MAX];
+	char dom[PATH_MAX];
+	char dom2[PATH_MAX];
+	char node_dp[PATH_MAX];	/* directed port, interrupt mode, depth 8 */
+	char node_lp[PATH_MAX];	/* load-balanced port linked to atomic lq */
+	long dev_id;
+};
+
+static int enable_domain(const char *dev, const char *dom)
+{
+	char path[PATH_MAX];
+	int ret = mkdir_e(dom);
+
+	ret = ret ?: dlb2_add_queue(dom, "dq", "dir");
+	ret = ret ?: dlb2_add_port(dom, "dp", "dir");
+	ret = ret ?: write_attr(pathf(path, "%s/ports/dp", dom), "cq_depth", "8");
+	ret = ret ?: write_attr(path, "wait_mode", "interrupt");
+	ret = ret ?: dlb2_link(dom, "dp", "dq");
+	ret = ret ?: dlb2_add_queue(dom, "lq", "ldb");
+	ret = ret ?: dlb2_add_port(dom, "lp", "ldb");
+	ret = ret ?: dlb2_link(dom, "lp", "lq");
+	ret = ret ?: write_attr(dom, "ldb_credits", CREDITS);
+	ret = ret ?: write_attr(dom, "dir_credits", CREDITS);
+	return ret ?: write_attr(dom, "enable", "1");
+}
+
+FIXTURE_SETUP(port)
+{
+	self->version = dlb2_find_device(self->bdf, sizeof(self->bdf));
+	if (!self->version)
+		SKIP(return, "no DLB 2.0/2.5 PF present");
+	pathf(self->pci, PCI_DEVICES "/%s", self->bdf);
+	ASSERT_EQ(0, dlb2_cfs_dir(self->bdf, self->dev));
+	self->dev_id = read_num(self->pci, "dev_id");
+	pathf(self->dom, "%s/kport", self->dev);
+	pathf(self->dom2, "%s/kport2", self->dev);
+	dlb2_domain_destroy(self->dom);
+	dlb2_domain_destroy(self->dom2);
+	ASSERT_EQ(0, enable_domain(self->dev, self->dom));
+	pathf(self->node_dp, "/dev/dlb2/%ld/kport/dp", self->dev_id);
+	pathf(self->node_lp, "/dev/dlb2/%ld/kport/lp", self->dev_id);
+}
+
+FIXTURE_TEARDOWN(port)
+{
+	char drv[NAME_MAX + 1];
+
+	if (!self->version)
+		return;
+	pci_driver_of(self->bdf, drv, sizeof(drv));
+	if (!drv[0])
+		sysfs_write(DLB2_DRIVER "/bind", self->bdf);
+	dlb2_domain_destroy(self->dom);
+	dlb2_domain_destroy(self->dom2);
+}
+
+struct maps {
+	int fd;
+	struct dlb2_port_info info;
+	volatile void *pp;
+	volatile uint8_t *cq;
+	volatile uint64_t *credits;
+};
+
+static int map_port(const char *node, struct maps *m)
+{
+	m->fd = open(node, O_RDWR);
+	if (m->fd < 0)
+		return -errno;
+	if (ioctl(m->fd, DLB2_IOC_PORT_INFO, &m->info))
+		return -errno;
+	m->pp = mmap(NULL, DLB2_PP_SIZE, PROT_WRITE, MAP_SHARED, m->fd,
+		     DLB2_MMAP_PP_OFFSET);
+	m->cq = mmap(NULL, m->info.cq_size, PROT_READ, MAP_SHARED, m->fd,
+		     DLB2_MMAP_CQ_OFFSET);
+	m->credits = mmap(NULL, DLB2_CREDIT_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, m->fd, DLB2_MMAP_CREDIT_OFFSET);
+	if (m->pp == MAP_FAILED || m->cq == MAP_FAILED ||
+	    m->credits == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
+static void unmap_port(struct maps *m)
+{
+	munmap((void *)m->pp, DLB2_PP_SIZE);
+	munmap((void *)m->cq, m->info.cq_size);
+	munmap((void *)m->credits, DLB2_CREDIT_PAGE_SIZE);
+	close(m->fd);
+}
+
+/* One HCW, as one 16-byte store to the start of the producer port. */
+static void hcw(struct maps *m, uint8_t cmd, uint8_t qid, uint8_t sched,
+		uint16_t lock_id, uint64_t data)
+{
+	struct dlb2_hcw h = { .data = data, .qid = qid, .sched = sched,
+			      .lock_id = lock_id, .cmd = cmd };
+
+	_mm_sfence();
+	_mm_store_si128((__m128i *)m->pp, _mm_loadu_si128((__m128i *)&h));
+	_mm_sfence();
+}
+
+/* CQ entry i (sparse: 64 bytes apart) if its gen bit says it is new. */
+static int cq_entry(struct maps *m, unsigned int i, struct dlb2_cq_entry *e)
+{
+	volatile uint8_t *slot = m->cq + (i % m->info.cq_entries) *
+				 m->info.cq_stride;
+	uint8_t want = (i / m->info.cq_entries) & 1 ? 0 : 1;
+
+	if ((slot[15] & DLB2_CQ_GEN) != want)
+		return 0;
+	__sync_synchronize();
+	memcpy(e, (const void *)slot, sizeof(*e));
+	return 1;
+}
+
+/* Wait up to 2 s for CQ entry i. */
+static int cq_wait(struct maps *m, unsigned int i, struct dlb2_cq_entry *e)
+{
+	int n;
+
+	for (n = 0; n < 2000; n++) {
+		if (cq_entry(m, i, e))
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+static long port_stat(struct __test_metadata *_metadata, const char *pci,
+		      const char *dom, const char *port, const char *stat)
+{
+	char path[PATH_MAX];
+
+	return read_num(pathf(path, "%s/domains/%s/ports/%s", pci, dom, port),
+			stat);
+}
+
+TEST_F(port, single_opener)
+{
+	int fd, fd2;
+
+	if (!self->version)
+		return;
+	fd = open(self->node_dp, O_RDWR);
+	ASSERT_LE(0, fd);
+	fd2 = open(self->node_dp, O_RDWR);
+	EXPECT_EQ(-1, fd2);
+	EXPECT_EQ(EBUSY, errno);
+	close(fd);
+	fd2 = open(self->node_dp, O_RDWR);
+	EXPECT_LE(0, fd2);
+	close(fd2);
+}
+
+TEST_F(port, info)
+{
+	char cfg[PATH_MAX];
+	struct maps dp, lp;
+	bool v25;
+
+	if (!self->version)
+		return;
+	v25 = !strcmp(self->version, "2.5");
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	ASSERT_EQ(0, map_port(self->node_lp, &lp));
+	EXPECT_EQ(v25 ? DLB2_HW_V2_5 : DLB2_HW_V2, dp.info.version);
+	EXPECT_EQ(DLB2_PORT_INTERRUPT, dp.info.flags);
+	EXPECT_EQ(DLB2_PORT_LDB, lp.info.flags);
+	EXPECT_EQ(read_num(self->dom, "id"), dp.info.domain_id);
+	EXPECT_EQ(read_num(pathf(cfg, "%s/ports/dp", self->dom), "id"),
+		  dp.info.port_id);
+	EXPECT_EQ(read_num(pathf(cfg, "%s/queues/dq", self->dom), "id"),
+		  dp.info.dir_queue_id);
+	EXPECT_EQ(read_num(pathf(cfg, "%s/ports/lp", self->dom), "id"),
+		  lp.info.port_id);
+	EXPECT_EQ(8, dp.info.cq_depth);
+	EXPECT_EQ(8, dp.info.cq_entries);
+	EXPECT_EQ(64, dp.info.cq_stride);
+	EXPECT_EQ(4096, dp.info.cq_size);
+	EXPECT_EQ(64, lp.info.cq_depth);
+	EXPECT_EQ(128, lp.info.hist_list);
+	EXPECT_EQ(v25 ? 1 : 2, dp.info.num_pools);
+	/* The credit page holds the domain's credits. */
+	if (v25) {
+		EXPECT_EQ(128, dp.info.credits[0]);
+		EXPECT_EQ(128, dp.credits[0]);
+	} else {
+		EXPECT_EQ(64, dp.info.credits[0]);
+		EXPECT_EQ(64, dp.info.credits[1]);
+		EXPECT_EQ(64, dp.credits[0]);
+		EXPECT_EQ(64, dp.credits[DLB2_CREDIT_POOL_STRIDE / 8]);
+	}
+	/* Both ports see the same (domain) credit page. */
+	dp.credits[0] = 12345;
+	EXPECT_EQ(12345, lp.credits[0]);
+	unmap_port(&dp);
+	unmap_port(&lp);
+}
+
+TEST_F(port, mmap_rules)
+{
+	int fd;
+	void *p;
+
+	if (!self->version)
+		return;
+	fd = open(self->node_dp, O_RDWR);
+	ASSERT_LE(0, fd);
+	/* PP: write-only, one page */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, DLB2_MMAP_PP_OFFSET));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 8192, PROT_WRITE, MAP_SHARED, fd,
+				   DLB2_MMAP_PP_OFFSET));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_WRITE, MAP_PRIVATE, fd,
+				   DLB2_MMAP_PP_OFFSET));
+	p = mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, fd, DLB2_MMAP_PP_OFFSET);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, 4096, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(p, 4096);
+	/* CQ: read-only */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, DLB2_MMAP_CQ_OFFSET));
+	EXPECT_EQ(EACCES, errno);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, DLB2_MMAP_CQ_OFFSET);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, 4096, PROT_READ | PROT_WRITE));
+	munmap(p, 4096);
+	/* nothing else */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+				   0x30000));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+				   DLB2_MMAP_PP_OFFSET + 4096));
+	close(fd);
+}
+
+TEST_F(port, directed_round_trip)
+{
+	struct dlb2_cq_entry e;
+	struct maps dp;
+	unsigned int i;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	for (i = 0; i < 3; i++)
+		hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+		    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0xab00 + i);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, cq_wait(&dp, i, &e));
+		EXPECT_EQ(0xab00 + i, e.data);
+		EXPECT_EQ(DLB2_SCHED_DIRECTED, e.sched & 3);
+	}
+	EXPECT_EQ(0, cq_entry(&dp, 3, &e));
+	EXPECT_EQ(3, port_stat(_metadata, self->pci, "kport", "dp", "outstanding"));
+	hcw(&dp, DLB2_CMD_BAT_T, 0, 0, 2, 0);		/* 3 tokens */
+	EXPECT_EQ(0, port_stat(_metadata, self->pci, "kport", "dp", "outstanding"));
+	EXPECT_EQ(3, port_stat(_metadata, self->pci, "kport", "dp", "dequeued"));
+	unmap_port(&dp);
+	EXPECT_EQ(0, port_stat(_metadata, self->pci, "kport", "dp", "released"));
+}
+
+TEST_F(port, interrupt_wakes_poll)
+{
+	struct pollfd pfd;
+	struct maps dp;
+	uint64_t n = 0;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	pfd = (struct pollfd){ .fd = dp.fd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(-1, fcntl(dp.fd, F_SETFL, O_NONBLOCK) ? -1 : read(dp.fd, &n, 8));
+	EXPECT_EQ(EAGAIN, errno);
+	fcntl(dp.fd, F_SETFL, 0);
+	hcw(&dp, DLB2_CMD_ARM, 0, 0, 0, 0);
+	/* Armed, empty: nothing yet. */
+	EXPECT_EQ(0, poll(&pfd, 1, 100));
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 1);
+	EXPECT_EQ(1, poll(&pfd, 1, 2000));
+	EXPECT_EQ(POLLIN, pfd.revents);
+	EXPECT_EQ(8, read(dp.fd, &n, 8));
+	EXPECT_EQ(1, n);
+	/* One-shot: no second interrupt without re-arming. */
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 2);
+	EXPECT_EQ(0, poll(&pfd, 1, 100));
+	unmap_port(&dp);
+}
+
+static sigjmp_buf fault_jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(fault_jmp, sig);
+}
+
+/* Does touching p (read or write) fault with SIGBUS? */
+static bool faults(volatile void *p, bool write)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old_bus, old_segv;
+	bool faulted = false;
+
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	if (sigsetjmp(fault_jmp, 1) == SIGBUS) {
+		faulted = true;
+	} else if (write) {
+		*(volatile uint64_t *)p = 0;
+	} else {
+		(void)*(volatile uint64_t *)p;
+	}
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return faulted;
+}
+
+static void check_revoked(struct __test_metadata *_metadata, struct maps *m,
+			  const char *node)
+{
+	struct dlb2_port_info info;
+	struct pollfd pfd = { .fd = m->fd, .events = POLLIN };
+
+	EXPECT_TRUE(faults(m->pp, true));
+	EXPECT_TRUE(faults(m->cq, false));
+	EXPECT_TRUE(faults(m->credits, false));
+	EXPECT_EQ(-1, ioctl(m->fd, DLB2_IOC_PORT_INFO, &info));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_TRUE(pfd.revents & POLLERR);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, m->fd,
+				   DLB2_MMAP_PP_OFFSET));
+	EXPECT_EQ(-1, access(node, F_OK));
+}
+
+TEST_F(port, disable_revokes_mappings)
+{
+	struct dlb2_cq_entry e;
+	struct maps dp;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 7);
+	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
+	EXPECT_FALSE(faults(dp.credits, false));
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	check_revoked(_metadata, &dp, self->node_dp);
+	/* Enabled again: a new port; the old file stays dead. */
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	EXPECT_EQ(0, access(self->node_dp, F_OK));
+	EXPECT_TRUE(faults(dp.pp, true));
+	unmap_port(&dp);
+}
+
+TEST_F(port, unbind_with_live_mappings)
+{
+	char status[64], cfg[PATH_MAX];
+	struct dlb2_cq_entry e;
+	struct maps dp, lp;
+	long lq;
+
+	if (!self->version)
+		return;
+	lq = read_num(pathf(cfg, "%s/queues/lq", self->dom), "id");
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	ASSERT_EQ(0, map_port(self->node_lp, &lp));
+	/* A QE held by the consumer, one in the queue: the unbind drains. */
+	hcw(&dp, DLB2_CMD_NEW, lq, DLB2_SCHED(DLB2_SCHED_ATOMIC, 0), 3, 5);
+	ASSERT_EQ(1, cq_wait(&lp, 0, &e));
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 6);
+	ASSERT_EQ(0, sysfs_write(DLB2_DRIVER "/unbind", self->bdf));
+	check_revoked(_metadata, &dp, self->node_dp);
+	check_revoked(_metadata, &lp, self->node_lp);
+	ASSERT_EQ(0, read_attr(self->dom, "status", status, sizeof(status)));
+	EXPECT_STREQ("error: device removed", status);
+	EXPECT_EQ(-ENODEV, write_attr(self->dom, "enable", "1"));
+	unmap_port(&dp);
+	unmap_port(&lp);
+	ASSERT_EQ(0, sysfs_write(DLB2_DRIVER "/bind", self->bdf));
+	EXPECT_EQ(0, write_attr(self->dom, "enable", "1"));
+	EXPECT_EQ(0, access(self->node_dp, F_OK));
+}
+
+/*
+ * A consumer killed while it holds an atomic QE (dequeued, not completed)
+ * and has more in its CQ: the driver returns them when the file goes, the
+ * flow is not wedged, and the next opener starts from a clean ring.
+ */
+TEST_F(port, killed_consumer_does_not_wedge)
+{
+	struct dlb2_cq_entry e;
+	struct maps dp, lp;
+	char cfg[PATH_MAX];
+	long lq;
+	int st, i, ready[2];
+	pid_t pid;
+	char c;
+
+	if (!self->version)
+		return;
+	lq = read_num(pathf(cfg, "%s/queues/lq", self->dom), "id");
+	ASSERT_LE(0, lq);
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	for (i = 0; i < 3; i++)
+		hcw(&dp, DLB2_CMD_NEW, lq, DLB2_SCHED(DLB2_SCHED_ATOMIC, 0), 7,
+		    100 + i);
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct maps m;
+
+		if (map_port(self->node_lp, &m) || !cq_wait(&m, 2, &e))
+			_exit(1);
+		write(ready[1], "r", 1);
+		pause();	/* holds three QEs of flow 7 */
+		_exit(0);
+	}
+	/* Wait until the child holds them, then kill it. */
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(3, port_stat(_metadata, self->pci, "kport", "lp", "inflight"));
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(3, port_stat(_metadata, self->pci, "kport", "lp", "released"));
+	EXPECT_EQ(0, port_stat(_metadata, self->pci, "kport", "lp", "inflight"));
+	EXPECT_EQ(0, port_stat(_metadata, self->pci, "kport", "lp", "outstanding"));
+	/* Flow 7 moves again; the new opener finds it at entry 0. */
+	hcw(&dp, DLB2_CMD_NEW, lq, DLB2_SCHED(DLB2_SCHED_ATOMIC, 0), 7, 200);
+	ASSERT_EQ(0, map_port(self->node_lp, &lp));
+	ASSERT_EQ(1, cq_wait(&lp, 0, &e));
+	EXPECT_EQ(200, e.data);
+	EXPECT_EQ(7, e.flow_id);
+	EXPECT_EQ(lq, e.qid);
+	EXPECT_EQ(0, cq_entry(&lp, 1, &e));
+	hcw(&lp, DLB2_CMD_COMP_T, 0, 0, 0, 0);
+	EXPECT_EQ(0, port_stat(_metadata, self->pci, "kport", "lp", "inflight"));
+	unmap_port(&lp);
+	unmap_port(&dp);
+}
+
+/* A producer of one domain cannot put a QE into another domain's queue. */
+TEST_F(port, domains_are_isolated)
+{
+	char node[PATH_MAX], alarms[PATH_MAX];
+	struct dlb2_cq_entry e;
+	struct maps a, b;
+	long before;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, enable_domain(self->dev, self->dom2));
+	ASSERT_EQ(0, map_port(self->node_dp, &a));
+	ASSERT_EQ(0, map_port(pathf(node, "/dev/dlb2/%ld/kport2/dp",
+				    self->dev_id), &b));
+	ASSERT_NE(a.info.dir_queue_id, b.info.dir_queue_id);
+	pathf(alarms, "%s/alarms", self->pci);
+	before = read_num(alarms, "disabled_qid") + read_num(alarms, "illegal_qid");
+	/* kport2's producer aims at kport's directed queue. */
+	hcw(&b, DLB2_CMD_NEW, a.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0xbad);
+	usleep(100000);
+	EXPECT_EQ(0, cq_entry(&a, 0, &e));
+	EXPECT_EQ(0, cq_entry(&b, 0, &e));
+	EXPECT_EQ(before + 1, read_num(alarms, "disabled_qid") +
+		  read_num(alarms, "illegal_qid"));
+	EXPECT_EQ(1, port_stat(_metadata, self->pci, "kport2", "dp", "alarms"));
+	EXPECT_EQ(0, port_stat(_metadata, self->pci, "kport", "dp", "alarms"));
+	/* Its own queue still works. */
+	hcw(&b, DLB2_CMD_NEW, b.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x600d);
+	ASSERT_EQ(1, cq_wait(&b, 0, &e));
+	EXPECT_EQ(0x600d, e.data);
+	unmap_port(&a);
+	unmap_port(&b);
+}
+
+TEST_HARNESS_MAIN
