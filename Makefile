@@ -33,17 +33,19 @@ all: modules
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-# Modules for the VM harness kernel, with W=1; a warning fails the build.
+# Modules for the VM harness kernel, with W=1 and sparse (C=1); a warning
+# fails the build, and the objects go so that the next build checks again.
 vm-modules: vm-kernel
 	@mkdir -p $(VM_MODDIR)
 	@find $(VM_MODDIR) -xtype l -delete
 	@cd $(CURDIR) && find $(MODULE_SRCS) \( -name Kbuild -o -name '*.[ch]' \) ! -name '*.mod.c' \
 		-exec sh -c 'mkdir -p "$(VM_MODDIR)/$$(dirname {})" && \
 			ln -sfn "$(CURDIR)/{}" "$(VM_MODDIR)/{}"' \;
-	@$(MAKE) -s -C $(VM_KDIR) M=$(VM_MODDIR) W=1 modules 2>$(VM_MODDIR)/build.log || \
+	@$(MAKE) -s -C $(VM_KDIR) M=$(VM_MODDIR) W=1 C=1 modules >$(VM_MODDIR)/build.log 2>&1 || \
 		{ cat $(VM_MODDIR)/build.log; exit 1; }
 	@if grep -q 'warning:' $(VM_MODDIR)/build.log; then \
-		cat $(VM_MODDIR)/build.log; echo "module build has warnings"; exit 1; fi
+		cat $(VM_MODDIR)/build.log; find $(VM_MODDIR) -name '*.o' -delete; \
+		echo "module build has warnings"; exit 1; fi
 
 selftests: vm-kernel
 	@mkdir -p $(BUILD)/selftests/drivers/dlb2

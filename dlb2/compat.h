@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Intel DLB 2.0 / 2.5 PF driver: differences between kernel versions.
- * The driver is written for Linux 6.1; newer interfaces are mapped here.
+ *
+ * The driver is written for Linux 6.1.  Interfaces that changed later are
+ * detected by Kbuild (DLB2_HAVE_*) and mapped here, so that the rest of the
+ * driver has one spelling.
  */
 #ifndef __DLB2_COMPAT_H
 #define __DLB2_COMPAT_H
 
 #include <linux/device.h>
 #include <linux/mm.h>
-#include <linux/version.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#ifdef DLB2_HAVE_VM_FLAGS_SET		/* 6.3: vm_flags are read-only */
+#define dlb2_vm_flags_set	vm_flags_set
+#define dlb2_vm_flags_clear	vm_flags_clear
+#else
 static inline void dlb2_vm_flags_set(struct vm_area_struct *vma,
 				     vm_flags_t flags)
 {
@@ -22,15 +27,12 @@ static inline void dlb2_vm_flags_clear(struct vm_area_struct *vma,
 {
 	vma->vm_flags &= ~flags;
 }
-#else
-#define dlb2_vm_flags_set	vm_flags_set
-#define dlb2_vm_flags_clear	vm_flags_clear
 #endif
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
-#define dlb2_class_create(name)	class_create(THIS_MODULE, name)
-#else
+#ifdef DLB2_HAVE_CLASS_CREATE_NAME	/* 6.4: class_create() lost its owner */
 #define dlb2_class_create(name)	class_create(name)
+#else
+#define dlb2_class_create(name)	class_create(THIS_MODULE, name)
 #endif
 
 #endif /* __DLB2_COMPAT_H */

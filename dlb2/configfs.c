@@ -25,6 +25,7 @@
 
 #include "domain.h"
 
+/* Serialises all configuration; see the locking notes in dlb2.h. */
 DEFINE_MUTEX(dlb2_mutex);
 
 #define DLB2_STATUS_MAX		160
@@ -144,11 +145,11 @@ static int parse_word(const char *page, const char *const *words,
  * Stores: the value is parsed and checked, and set only when the domain is
  * disabled; nothing changes on an error.
  */
-#define CFS_STORE(name, obj_type, to_obj, dom_of, parse)		\
+#define CFS_STORE(name, to_obj, dom_of, parse)				\
 static ssize_t name##_store(struct config_item *item, const char *page,	\
 			    size_t count)				\
 {									\
-	obj_type *obj = to_obj(item);					\
+	typeof(to_obj(item)) obj = to_obj(item);			\
 	int ret;							\
 									\
 	mutex_lock(&dlb2_mutex);					\
@@ -219,35 +220,40 @@ static ssize_t queue_type_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%s\n", to_queue(item)->desc.ldb ? "ldb" : "dir");
 }
-CFS_STORE(queue_type, struct dlb2_cfs_queue, to_queue, QDOM,
+
+CFS_STORE(queue_type, to_queue, QDOM,
 	  parse_type(page, &obj->desc.ldb))
 
 static ssize_t queue_sched_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%s\n", sched_words[to_queue(item)->desc.sched]);
 }
-CFS_STORE(queue_sched, struct dlb2_cfs_queue, to_queue, QDOM,
+
+CFS_STORE(queue_sched, to_queue, QDOM,
 	  parse_sched(page, &obj->desc.sched))
 
 static ssize_t queue_depth_threshold_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_queue(item)->desc.depth_threshold);
 }
-CFS_STORE(queue_depth_threshold, struct dlb2_cfs_queue, to_queue, QDOM,
+
+CFS_STORE(queue_depth_threshold, to_queue, QDOM,
 	  parse_u32(page, 0, 8191, &obj->desc.depth_threshold))
 
 static ssize_t queue_sequence_numbers_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_queue(item)->desc.sns);
 }
-CFS_STORE(queue_sequence_numbers, struct dlb2_cfs_queue, to_queue, QDOM,
+
+CFS_STORE(queue_sequence_numbers, to_queue, QDOM,
 	  parse_sns(page, &obj->desc.sns))
 
 static ssize_t queue_atomic_inflights_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_queue(item)->desc.atomic_inflights);
 }
-CFS_STORE(queue_atomic_inflights, struct dlb2_cfs_queue, to_queue, QDOM,
+
+CFS_STORE(queue_atomic_inflights, to_queue, QDOM,
 	  parse_u32(page, 0, DLB2_ATOMIC_INFLIGHTS,
 		    &obj->desc.atomic_inflights))
 
@@ -256,7 +262,8 @@ static ssize_t queue_lock_id_compression_show(struct config_item *item,
 {
 	return sprintf(page, "%u\n", to_queue(item)->desc.lock_id_comp);
 }
-CFS_STORE(queue_lock_id_compression, struct dlb2_cfs_queue, to_queue, QDOM,
+
+CFS_STORE(queue_lock_id_compression, to_queue, QDOM,
 	  parse_lock_id_comp(page, &obj->desc.lock_id_comp))
 
 static ssize_t queue_id_show(struct config_item *item, char *page)
@@ -376,7 +383,8 @@ static int parse_prio(const char *page, u8 *prio)
 		*prio = v;
 	return ret;
 }
-CFS_STORE(link_priority, struct dlb2_cfs_link, to_link, LDOM,
+
+CFS_STORE(link_priority, to_link, LDOM,
 	  parse_prio(page, &obj->prio))
 
 CONFIGFS_ATTR(link_, priority);
@@ -554,28 +562,32 @@ static int set_port_type(struct dlb2_cfs_port *port, const char *page)
 	port->desc.ldb = ldb;
 	return 0;
 }
-CFS_STORE(port_type, struct dlb2_cfs_port, to_port, PDOM,
+
+CFS_STORE(port_type, to_port, PDOM,
 	  set_port_type(obj, page))
 
 static ssize_t port_cq_depth_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_port(item)->desc.cq_depth);
 }
-CFS_STORE(port_cq_depth, struct dlb2_cfs_port, to_port, PDOM,
+
+CFS_STORE(port_cq_depth, to_port, PDOM,
 	  parse_cq_depth(page, &obj->desc.cq_depth))
 
 static ssize_t port_history_list_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_port(item)->desc.hist_list);
 }
-CFS_STORE(port_history_list, struct dlb2_cfs_port, to_port, PDOM,
+
+CFS_STORE(port_history_list, to_port, PDOM,
 	  parse_hist_list(page, &obj->desc.hist_list))
 
 static ssize_t port_wait_mode_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%s\n", wait_words[to_port(item)->desc.intr]);
 }
-CFS_STORE(port_wait_mode, struct dlb2_cfs_port, to_port, PDOM,
+
+CFS_STORE(port_wait_mode, to_port, PDOM,
 	  parse_wait(page, &obj->desc.intr))
 
 static ssize_t port_cos_show(struct config_item *item, char *page)
@@ -586,7 +598,8 @@ static ssize_t port_cos_show(struct config_item *item, char *page)
 		return sprintf(page, "any\n");
 	return sprintf(page, "%d\n", cos);
 }
-CFS_STORE(port_cos, struct dlb2_cfs_port, to_port, PDOM,
+
+CFS_STORE(port_cos, to_port, PDOM,
 	  parse_cos(page, &obj->desc.cos))
 
 static ssize_t port_id_show(struct config_item *item, char *page)
@@ -708,9 +721,11 @@ static int parse_credits(struct dlb2_cfs_domain *dom, const char *page,
 
 	return parse_u32(page, 0, max, val);
 }
-CFS_STORE(domain_ldb_credits, struct dlb2_cfs_domain, to_dom, DDOM,
+
+CFS_STORE(domain_ldb_credits, to_dom, DDOM,
 	  parse_credits(obj, page, true, &obj->ldb_credits))
-CFS_STORE(domain_dir_credits, struct dlb2_cfs_domain, to_dom, DDOM,
+
+CFS_STORE(domain_dir_credits, to_dom, DDOM,
 	  parse_credits(obj, page, false, &obj->dir_credits))
 
 static ssize_t domain_status_show(struct config_item *item, char *page)
@@ -739,40 +754,40 @@ static ssize_t domain_enable_show(struct config_item *item, char *page)
 	return sprintf(page, "%d\n", !!READ_ONCE(to_dom(item)->hw));
 }
 
-/* Items of an enabled domain that rmdir must not remove. */
-static void for_each_held_item(struct dlb2_cfs_domain *dom,
-			       void (*fn)(struct config_item *item))
+static struct configfs_subsystem dlb2_subsys;
+
+static void hold_item(struct config_item *item, bool hold)
+{
+	/* Cannot fail: the items are live, below our own subsystem. */
+	if (hold)
+		WARN_ON(configfs_depend_item_unlocked(&dlb2_subsys, item));
+	else
+		configfs_undepend_item_unlocked(item);
+}
+
+/*
+ * Hold (or let go of) the items of an enabled domain that rmdir must not
+ * remove: its queues, its ports and the links of its directed ports.
+ */
+static void hold_items(struct dlb2_cfs_domain *dom, bool hold)
 {
 	struct dlb2_cfs_queue *q;
 	struct dlb2_cfs_port *p;
 	struct dlb2_cfs_link *l;
 
 	list_for_each_entry(q, &dom->queues, node)
-		fn(&q->group.cg_item);
+		hold_item(&q->group.cg_item, hold);
 	list_for_each_entry(p, &dom->ports, node) {
-		fn(&p->group.cg_item);
+		hold_item(&p->group.cg_item, hold);
 		if (!p->desc.ldb)
 			list_for_each_entry(l, &p->links, node)
-				fn(&l->group.cg_item);
+				hold_item(&l->group.cg_item, hold);
 	}
-}
-
-static struct configfs_subsystem dlb2_subsys;
-
-static void depend(struct config_item *item)
-{
-	/* Cannot fail: the items are live, below our own subsystem. */
-	WARN_ON(configfs_depend_item_unlocked(&dlb2_subsys, item));
-}
-
-static void undepend(struct config_item *item)
-{
-	configfs_undepend_item_unlocked(item);
 }
 
 static void domain_disable(struct dlb2_cfs_domain *dom, const char *status)
 {
-	for_each_held_item(dom, undepend);
+	hold_items(dom, false);
 	dlb2_domain_disable(dom->hw);
 	dom->hw = NULL;
 	strscpy(dom->status, status, sizeof(dom->status));
@@ -865,7 +880,7 @@ static int domain_enable(struct dlb2_cfs_domain *dom)
 		return PTR_ERR(hw);
 	}
 	dom->hw = hw;
-	for_each_held_item(dom, depend);
+	hold_items(dom, true);
 	strscpy(dom->status, "enabled", sizeof(dom->status));
 	return 0;
 }

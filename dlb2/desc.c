@@ -20,6 +20,18 @@ u32 dlb2_port_hist_list(const struct dlb2_port_desc *p)
 	return p->hist_list ? p->hist_list : 2 * p->cq_depth;
 }
 
+/* How many links of the domain's ports point at queue @q. */
+static unsigned int links_to(const struct dlb2_domain_desc *desc,
+			     unsigned int q)
+{
+	unsigned int p, l, n = 0;
+
+	for (p = 0; p < desc->num_ports; p++)
+		for (l = 0; l < desc->ports[p].num_links; l++)
+			n += desc->ports[p].link_queue[l] == q;
+	return n;
+}
+
 #define WHY(...)	({ snprintf(why, len, __VA_ARGS__); -EINVAL; })
 
 /**
@@ -41,15 +53,13 @@ int dlb2_domain_check(const struct dlb2_domain_desc *desc, bool is_v2_5,
 		return WHY("the domain has no ports");
 	for (i = 0; i < desc->num_queues; i++) {
 		const struct dlb2_queue_desc *q = &desc->queues[i];
-		unsigned int users = 0, pi;
+		unsigned int users;
 
 		if (!q->ldb) {
 			dir_q = true;
-			for (pi = 0; pi < desc->num_ports; pi++)
-				for (l = 0; l < desc->ports[pi].num_links; l++)
-					users += desc->ports[pi].link_queue[l] == i;
+			users = links_to(desc, i);
 			if (users != 1)
-				return WHY("directed queue %s is linked by %u ports, needs exactly 1",
+				return WHY("directed queue %s is linked by %u ports, not 1",
 					   q->name, users);
 			continue;
 		}

@@ -93,7 +93,7 @@ static void dlb2_desc_test_refusals(struct kunit *test)
 	f->p[2].num_links = 0;
 	KUNIT_EXPECT_EQ(test, check(f, false), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, f->why,
-			   "directed queue d is linked by 0 ports, needs exactly 1");
+			   "directed queue d is linked by 0 ports, not 1");
 
 	good_desc(f);
 	f->q[1].sns = 0;
@@ -115,7 +115,7 @@ static void dlb2_desc_test_refusals(struct kunit *test)
 	f->p[0].link_queue[2] = 3;	/* load-balanced port, directed queue */
 	KUNIT_EXPECT_EQ(test, check(f, false), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, f->why,
-			   "directed queue d is linked by 2 ports, needs exactly 1");
+			   "directed queue d is linked by 2 ports, not 1");
 
 	good_desc(f);
 	f->p[0].ldb = false;

@@ -27,7 +27,6 @@
 
 #define DLB2_DRV_NAME		"dlb2"
 
-
 struct dlb2_domain;
 struct dlb2_port;
 struct dlb2_cfs_dev;
@@ -120,5 +119,6 @@ void dlb2_port_chrdev_exit(void);
 
 /* sysfs.c */
 extern const struct attribute_group *dlb2_dev_groups[];
+void dlb2_sysfs_init(void);
 
 #endif /* __DLB2_H */

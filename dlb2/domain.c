@@ -143,8 +143,9 @@ static int setup_ports(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		for (i = 0; i < desc->num_ports; i++) {
 			const struct dlb2_port_desc *d = &desc->ports[i];
 			unsigned int start = 0, end = DLB2_MAX_LDB_PORTS;
+			bool any = d->cos == DLB2_ANY_COS;
 
-			if (!d->ldb || (d->cos == DLB2_ANY_COS) != pass)
+			if (!d->ldb || any != pass)
 				continue;
 			if (d->cos != DLB2_ANY_COS) {
 				start = d->cos * (DLB2_MAX_LDB_PORTS / DLB2_NUM_COS);

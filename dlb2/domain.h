@@ -146,7 +146,7 @@ struct dlb2_queue {
  */
 struct dlb2_port {
 	struct kref ref;
-	struct mutex lock;
+	struct mutex lock;	/* see the kernel-doc above */
 	struct dlb2 *dlb2;
 	struct dlb2_domain *dom;
 	struct file *file;

@@ -584,7 +584,7 @@ static void drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 			usleep_range(10, 20);
 	}
 	dev_warn(&dlb2->pdev->dev,
-		 "domain %u did not drain; QEs left in the device\n",
+		 "domain %u: QEs left in the device after draining\n",
 		 dom->res.id);
 }
 

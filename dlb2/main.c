@@ -171,10 +171,12 @@ static struct pci_driver dlb2_pci_driver = {
 	.remove = dlb2_remove,
 	.dev_groups = dlb2_dev_groups,
 };
+
 static int __init dlb2_init(void)
 {
 	int ret;
 
+	dlb2_sysfs_init();
 	ret = dlb2_port_chrdev_init();
 	if (ret)
 		return ret;

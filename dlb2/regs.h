@@ -33,9 +33,11 @@
 #define DLB2_SYS_DIR_QID_ITS(ver, x)	(0x10000f64 + (x) * 0x1000)
 #define DLB2_SYS_DIR_QID_V(ver, x)	(0x10000f60 + (x) * 0x1000)
 #define DLB2_SYS_LDB_CQ_AI_DATA(ver, x)	(0x10000fa8 + (x) * 0x1000)
-#define DLB2_SYS_LDB_CQ_AI_ADDR(ver, x)	(DLB2_CSR_OFF(ver, 0x10000fa4, 0 /* absent */) + (x) * 0x1000)
+#define DLB2_SYS_LDB_CQ_AI_ADDR(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x10000fa4, 0 /* absent */) + (x) * 0x1000)
 #define DLB2_SYS_LDB_CQ_PASID(ver, x)	(DLB2_CSR_OFF(ver, 0x10000fa0, 0x10000f9c) + (x) * 0x1000)
-#define DLB2_SYS_LDB_CQ_AT(ver, x)	(DLB2_CSR_OFF(ver, 0x10000f9c, 0 /* absent */) + (x) * 0x1000)
+#define DLB2_SYS_LDB_CQ_AT(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x10000f9c, 0 /* absent */) + (x) * 0x1000)
 #define DLB2_SYS_LDB_CQ_ISR(ver, x)	(0x10000f98 + (x) * 0x1000)
 #define DLB2_SYS_LDB_CQ2VF_PF_RO(ver, x)	(0x10000f94 + (x) * 0x1000)
 #define DLB2_SYS_LDB_PP_V(ver, x)	(0x10000f90 + (x) * 0x1000)
@@ -45,9 +47,11 @@
 #define DLB2_SYS_LDB_CQ_ADDR_L(ver, x)	(0x10000f80 + (x) * 0x1000)
 #define DLB2_SYS_DIR_CQ_FMT(ver, x)	(0x10000fec + (x) * 0x1000)
 #define DLB2_SYS_DIR_CQ_AI_DATA(ver, x)	(0x10000fe8 + (x) * 0x1000)
-#define DLB2_SYS_DIR_CQ_AI_ADDR(ver, x)	(DLB2_CSR_OFF(ver, 0x10000fe4, 0 /* absent */) + (x) * 0x1000)
+#define DLB2_SYS_DIR_CQ_AI_ADDR(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x10000fe4, 0 /* absent */) + (x) * 0x1000)
 #define DLB2_SYS_DIR_CQ_PASID(ver, x)	(DLB2_CSR_OFF(ver, 0x10000fe0, 0x10000fdc) + (x) * 0x1000)
-#define DLB2_SYS_DIR_CQ_AT(ver, x)	(DLB2_CSR_OFF(ver, 0x10000fdc, 0 /* absent */) + (x) * 0x1000)
+#define DLB2_SYS_DIR_CQ_AT(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x10000fdc, 0 /* absent */) + (x) * 0x1000)
 #define DLB2_SYS_DIR_CQ_ISR(ver, x)	(0x10000fd8 + (x) * 0x1000)
 #define DLB2_SYS_DIR_CQ2VF_PF_RO(ver, x)	(0x10000fd4 + (x) * 0x1000)
 #define DLB2_SYS_DIR_PP_V(ver, x)	(0x10000fd0 + (x) * 0x1000)
@@ -71,28 +75,38 @@
 #define DLB2_ATM_QID2CQIDIX(ver, q, k)	(0x30080000 + (q) * 0x1000 + (k) * 0x80000)
 #define DLB2_ATM_CFG_ARB_WEIGHTS_RDY_BIN(ver)	(0x34000004)
 #define DLB2_ATM_CFG_ARB_WEIGHTS_SCHED_BIN(ver)	(0x34000008)
-#define DLB2_CHP_CFG_DIR_VAS_CRD(ver, x)	(DLB2_CSR_OFF(ver, 0x40000000, 0 /* absent */) + (x) * 0x1000)
-#define DLB2_CHP_CFG_LDB_VAS_CRD(ver, x)	(DLB2_CSR_OFF(ver, 0x40080000, 0 /* absent */) + (x) * 0x1000)
+#define DLB2_CHP_CFG_DIR_VAS_CRD(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40000000, 0 /* absent */) + (x) * 0x1000)
+#define DLB2_CHP_CFG_LDB_VAS_CRD(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40080000, 0 /* absent */) + (x) * 0x1000)
 #define DLB2_CHP_ORD_QID_SN(ver, x)	(DLB2_CSR_OFF(ver, 0x40100000, 0x40080000) + (x) * 0x1000)
 #define DLB2_CHP_ORD_QID_SN_MAP(ver, x)	(DLB2_CSR_OFF(ver, 0x40180000, 0x40100000) + (x) * 0x1000)
 #define DLB2_CHP_SN_CHK_ENBL(ver, x)	(DLB2_CSR_OFF(ver, 0x40200000, 0x40180000) + (x) * 0x1000)
 #define DLB2_CHP_DIR_CQ_DEPTH(ver, x)	(DLB2_CSR_OFF(ver, 0x40280000, 0x40300000) + (x) * 0x1000)
-#define DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(ver, x)	(DLB2_CSR_OFF(ver, 0x40300000, 0x40380000) + (x) * 0x1000)
+#define DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40300000, 0x40380000) + (x) * 0x1000)
 #define DLB2_CHP_DIR_CQ_INT_ENB(ver, x)	(DLB2_CSR_OFF(ver, 0x40380000, 0x40400000) + (x) * 0x1000)
-#define DLB2_CHP_DIR_CQ_TMR_THRSH(ver, x)	(DLB2_CSR_OFF(ver, 0x40480000, 0x40500000) + (x) * 0x1000)
-#define DLB2_CHP_DIR_CQ_TKN_DEPTH_SEL(ver, x)	(DLB2_CSR_OFF(ver, 0x40500000, 0x40580000) + (x) * 0x1000)
+#define DLB2_CHP_DIR_CQ_TMR_THRSH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40480000, 0x40500000) + (x) * 0x1000)
+#define DLB2_CHP_DIR_CQ_TKN_DEPTH_SEL(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40500000, 0x40580000) + (x) * 0x1000)
 #define DLB2_CHP_DIR_CQ_WD_ENB(ver, x)	(DLB2_CSR_OFF(ver, 0x40580000, 0x40600000) + (x) * 0x1000)
 #define DLB2_CHP_DIR_CQ_WPTR(ver, x)	(DLB2_CSR_OFF(ver, 0x40600000, 0x40680000) + (x) * 0x1000)
 #define DLB2_CHP_DIR_CQ2VAS(ver, x)	(DLB2_CSR_OFF(ver, 0x40680000, 0x40700000) + (x) * 0x1000)
 #define DLB2_CHP_HIST_LIST_BASE(ver, x)	(DLB2_CSR_OFF(ver, 0x40700000, 0x40780000) + (x) * 0x1000)
 #define DLB2_CHP_HIST_LIST_LIM(ver, x)	(DLB2_CSR_OFF(ver, 0x40780000, 0x40800000) + (x) * 0x1000)
-#define DLB2_CHP_HIST_LIST_POP_PTR(ver, x)	(DLB2_CSR_OFF(ver, 0x40800000, 0x40880000) + (x) * 0x1000)
-#define DLB2_CHP_HIST_LIST_PUSH_PTR(ver, x)	(DLB2_CSR_OFF(ver, 0x40880000, 0x40900000) + (x) * 0x1000)
+#define DLB2_CHP_HIST_LIST_POP_PTR(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40800000, 0x40880000) + (x) * 0x1000)
+#define DLB2_CHP_HIST_LIST_PUSH_PTR(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40880000, 0x40900000) + (x) * 0x1000)
 #define DLB2_CHP_LDB_CQ_DEPTH(ver, x)	(DLB2_CSR_OFF(ver, 0x40900000, 0x40a80000) + (x) * 0x1000)
-#define DLB2_CHP_LDB_CQ_INT_DEPTH_THRSH(ver, x)	(DLB2_CSR_OFF(ver, 0x40980000, 0x40b00000) + (x) * 0x1000)
+#define DLB2_CHP_LDB_CQ_INT_DEPTH_THRSH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40980000, 0x40b00000) + (x) * 0x1000)
 #define DLB2_CHP_LDB_CQ_INT_ENB(ver, x)	(DLB2_CSR_OFF(ver, 0x40a00000, 0x40b80000) + (x) * 0x1000)
-#define DLB2_CHP_LDB_CQ_TMR_THRSH(ver, x)	(DLB2_CSR_OFF(ver, 0x40b00000, 0x40c80000) + (x) * 0x1000)
-#define DLB2_CHP_LDB_CQ_TKN_DEPTH_SEL(ver, x)	(DLB2_CSR_OFF(ver, 0x40b80000, 0x40d00000) + (x) * 0x1000)
+#define DLB2_CHP_LDB_CQ_TMR_THRSH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40b00000, 0x40c80000) + (x) * 0x1000)
+#define DLB2_CHP_LDB_CQ_TKN_DEPTH_SEL(ver, x) \
+	(DLB2_CSR_OFF(ver, 0x40b80000, 0x40d00000) + (x) * 0x1000)
 #define DLB2_CHP_LDB_CQ_WD_ENB(ver, x)	(DLB2_CSR_OFF(ver, 0x40c00000, 0x40d80000) + (x) * 0x1000)
 #define DLB2_CHP_LDB_CQ_WPTR(ver, x)	(DLB2_CSR_OFF(ver, 0x40c80000, 0x40e00000) + (x) * 0x1000)
 #define DLB2_CHP_LDB_CQ2VAS(ver, x)	(DLB2_CSR_OFF(ver, 0x40d00000, 0x40e80000) + (x) * 0x1000)
@@ -136,36 +150,64 @@
 #define DLB2_LSP_CQ2QID1(ver, x)	(DLB2_CSR_OFF(ver, 0xa0100000, 0x90100000) + (x) * 0x1000)
 #define DLB2_LSP_CQ_DIR_DSBL(ver, x)	(DLB2_CSR_OFF(ver, 0xa0180000, 0x90180000) + (x) * 0x1000)
 #define DLB2_LSP_CQ_DIR_TKN_CNT(ver, x)	(DLB2_CSR_OFF(ver, 0xa0200000, 0x90200000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_DIR_TKN_DEPTH_SEL_DSI(ver, x)	(DLB2_CSR_OFF(ver, 0xa0280000, 0x90280000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_DIR_TOT_SCH_CNTL(ver, x)	(DLB2_CSR_OFF(ver, 0xa0300000, 0x90300000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_DIR_TOT_SCH_CNTH(ver, x)	(DLB2_CSR_OFF(ver, 0xa0380000, 0x90380000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_DIR_TKN_DEPTH_SEL_DSI(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0280000, 0x90280000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_DIR_TOT_SCH_CNTL(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0300000, 0x90300000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_DIR_TOT_SCH_CNTH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0380000, 0x90380000) + (x) * 0x1000)
 #define DLB2_LSP_CQ_LDB_DSBL(ver, x)	(DLB2_CSR_OFF(ver, 0xa0400000, 0x90400000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_LDB_INFL_CNT(ver, x)	(DLB2_CSR_OFF(ver, 0xa0480000, 0x90480000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_LDB_INFL_LIM(ver, x)	(DLB2_CSR_OFF(ver, 0xa0500000, 0x90500000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_LDB_INFL_THRESH(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x90580000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_LDB_INFL_CNT(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0480000, 0x90480000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_LDB_INFL_LIM(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0500000, 0x90500000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_LDB_INFL_THRESH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x90580000) + (x) * 0x1000)
 #define DLB2_LSP_CQ_LDB_TKN_CNT(ver, x)	(DLB2_CSR_OFF(ver, 0xa0580000, 0x90600000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(ver, x)	(DLB2_CSR_OFF(ver, 0xa0600000, 0x90680000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(ver, x)	(DLB2_CSR_OFF(ver, 0xa0680000, 0x90700000) + (x) * 0x1000)
-#define DLB2_LSP_CQ_LDB_TOT_SCH_CNTH(ver, x)	(DLB2_CSR_OFF(ver, 0xa0700000, 0x90780000) + (x) * 0x1000)
-#define DLB2_LSP_QID_DIR_MAX_DEPTH(ver, x)	(DLB2_CSR_OFF(ver, 0xa0780000, 0x90800000) + (x) * 0x1000)
-#define DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(ver, x)	(DLB2_CSR_OFF(ver, 0xa0800000, 0x90880000) + (x) * 0x1000)
-#define DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(ver, x)	(DLB2_CSR_OFF(ver, 0xa0880000, 0x90900000) + (x) * 0x1000)
-#define DLB2_LSP_QID_DIR_ENQUEUE_CNT(ver, x)	(DLB2_CSR_OFF(ver, 0xa0900000, 0x90980000) + (x) * 0x1000)
-#define DLB2_LSP_QID_DIR_DEPTH_THRSH(ver, x)	(DLB2_CSR_OFF(ver, 0xa0980000, 0x90a00000) + (x) * 0x1000)
-#define DLB2_LSP_QID_AQED_ACTIVE_CNT(ver, x)	(DLB2_CSR_OFF(ver, 0xa0a00000, 0x90b80000) + (x) * 0x1000)
-#define DLB2_LSP_QID_AQED_ACTIVE_LIM(ver, x)	(DLB2_CSR_OFF(ver, 0xa0a80000, 0x90c00000) + (x) * 0x1000)
-#define DLB2_LSP_QID_ATM_TOT_ENQ_CNTL(ver, x)	(DLB2_CSR_OFF(ver, 0xa0b00000, 0x90c80000) + (x) * 0x1000)
-#define DLB2_LSP_QID_ATM_TOT_ENQ_CNTH(ver, x)	(DLB2_CSR_OFF(ver, 0xa0b80000, 0x90d00000) + (x) * 0x1000)
-#define DLB2_LSP_QID_LDB_ENQUEUE_CNT(ver, x)	(DLB2_CSR_OFF(ver, 0xa0c80000, 0x90e00000) + (x) * 0x1000)
-#define DLB2_LSP_QID_LDB_INFL_CNT(ver, x)	(DLB2_CSR_OFF(ver, 0xa0d00000, 0x90e80000) + (x) * 0x1000)
-#define DLB2_LSP_QID_LDB_INFL_LIM(ver, x)	(DLB2_CSR_OFF(ver, 0xa0d80000, 0x90f00000) + (x) * 0x1000)
-#define DLB2_LSP_QID2CQIDIX(ver, q, k)	(DLB2_CSR_OFF(ver, 0xa0e00000, 0x90f80000) + (q) * 0x1000 + (k) * 0x80000)
-#define DLB2_LSP_QID2CQIDIX2(ver, q, k)	(DLB2_CSR_OFF(ver, 0xa1600000, 0x91780000) + (q) * 0x1000 + (k) * 0x80000)
-#define DLB2_LSP_QID_NALDB_MAX_DEPTH(ver, x)	(DLB2_CSR_OFF(ver, 0xa1f00000, 0x92080000) + (x) * 0x1000)
-#define DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(ver, x)	(DLB2_CSR_OFF(ver, 0xa1f80000, 0x92100000) + (x) * 0x1000)
-#define DLB2_LSP_QID_NALDB_TOT_ENQ_CNTH(ver, x)	(DLB2_CSR_OFF(ver, 0xa2000000, 0x92180000) + (x) * 0x1000)
-#define DLB2_LSP_QID_ATM_DEPTH_THRSH(ver, x)	(DLB2_CSR_OFF(ver, 0xa2080000, 0x92200000) + (x) * 0x1000)
-#define DLB2_LSP_QID_NALDB_DEPTH_THRSH(ver, x)	(DLB2_CSR_OFF(ver, 0xa2100000, 0x92280000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0600000, 0x90680000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0680000, 0x90700000) + (x) * 0x1000)
+#define DLB2_LSP_CQ_LDB_TOT_SCH_CNTH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0700000, 0x90780000) + (x) * 0x1000)
+#define DLB2_LSP_QID_DIR_MAX_DEPTH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0780000, 0x90800000) + (x) * 0x1000)
+#define DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0800000, 0x90880000) + (x) * 0x1000)
+#define DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0880000, 0x90900000) + (x) * 0x1000)
+#define DLB2_LSP_QID_DIR_ENQUEUE_CNT(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0900000, 0x90980000) + (x) * 0x1000)
+#define DLB2_LSP_QID_DIR_DEPTH_THRSH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0980000, 0x90a00000) + (x) * 0x1000)
+#define DLB2_LSP_QID_AQED_ACTIVE_CNT(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0a00000, 0x90b80000) + (x) * 0x1000)
+#define DLB2_LSP_QID_AQED_ACTIVE_LIM(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0a80000, 0x90c00000) + (x) * 0x1000)
+#define DLB2_LSP_QID_ATM_TOT_ENQ_CNTL(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0b00000, 0x90c80000) + (x) * 0x1000)
+#define DLB2_LSP_QID_ATM_TOT_ENQ_CNTH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0b80000, 0x90d00000) + (x) * 0x1000)
+#define DLB2_LSP_QID_LDB_ENQUEUE_CNT(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0c80000, 0x90e00000) + (x) * 0x1000)
+#define DLB2_LSP_QID_LDB_INFL_CNT(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0d00000, 0x90e80000) + (x) * 0x1000)
+#define DLB2_LSP_QID_LDB_INFL_LIM(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa0d80000, 0x90f00000) + (x) * 0x1000)
+#define DLB2_LSP_QID2CQIDIX(ver, q, k) \
+	(DLB2_CSR_OFF(ver, 0xa0e00000, 0x90f80000) + (q) * 0x1000 + (k) * 0x80000)
+#define DLB2_LSP_QID2CQIDIX2(ver, q, k) \
+	(DLB2_CSR_OFF(ver, 0xa1600000, 0x91780000) + (q) * 0x1000 + (k) * 0x80000)
+#define DLB2_LSP_QID_NALDB_MAX_DEPTH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa1f00000, 0x92080000) + (x) * 0x1000)
+#define DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa1f80000, 0x92100000) + (x) * 0x1000)
+#define DLB2_LSP_QID_NALDB_TOT_ENQ_CNTH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa2000000, 0x92180000) + (x) * 0x1000)
+#define DLB2_LSP_QID_ATM_DEPTH_THRSH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa2080000, 0x92200000) + (x) * 0x1000)
+#define DLB2_LSP_QID_NALDB_DEPTH_THRSH(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa2100000, 0x92280000) + (x) * 0x1000)
 #define DLB2_LSP_QID_ATM_ACTIVE(ver, x)	(DLB2_CSR_OFF(ver, 0xa2180000, 0x92300000) + (x) * 0x1000)
 #define DLB2_LSP_CFG_ARB_WEIGHT_ATM_NALB_QID_0(ver)	(DLB2_CSR_OFF(ver, 0xa4000008, 0x94000008))
 #define DLB2_LSP_CFG_ARB_WEIGHT_ATM_NALB_QID_1(ver)	(DLB2_CSR_OFF(ver, 0xa400000c, 0x9400000c))
@@ -177,21 +219,30 @@
 #define DLB2_LSP_LDB_SCH_CNT_L(ver)	(DLB2_CSR_OFF(ver, 0xa400003c, 0x9400003c))
 #define DLB2_LSP_LDB_SCH_CNT_H(ver)	(DLB2_CSR_OFF(ver, 0xa4000040, 0x94000040))
 #define DLB2_LSP_CFG_SHDW_CTRL(ver)	(DLB2_CSR_OFF(ver, 0xa4000070, 0x94000070))
-#define DLB2_LSP_CFG_SHDW_RANGE_COS(ver, x)	(DLB2_CSR_OFF(ver, 0xa4000074, 0x94000074) + (x) * 0x4)
+#define DLB2_LSP_CFG_SHDW_RANGE_COS(ver, x) \
+	(DLB2_CSR_OFF(ver, 0xa4000074, 0x94000074) + (x) * 0x4)
 #define DLB2_LSP_CFG_CTRL_GENERAL_0(ver)	(DLB2_CSR_OFF(ver, 0xac000000, 0x9c000000))
 #define DLB2_CM_DIAG_RESET_STS(ver)	(DLB2_CSR_OFF(ver, 0xb4000000, 0xa4000000))
 #define DLB2_CM_CFG_DIAGNOSTIC_IDLE_STATUS(ver)	(DLB2_CSR_OFF(ver, 0xb4000004, 0xa4000004))
 #define DLB2_CM_CFG_PM_STATUS(ver)	(DLB2_CSR_OFF(ver, 0xb4000014, 0xa4000014))
 #define DLB2_CM_CFG_PM_PMCSR_DISABLE(ver)	(DLB2_CSR_OFF(ver, 0xb4000018, 0xa4000018))
 #define DLB2_SYS_TOTAL_CREDITS(ver)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000100))
-#define DLB2_SYS_LDB_CQ_AI_ADDR_U(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fa4) + (x) * 0x1000)
-#define DLB2_SYS_LDB_CQ_AI_ADDR_L(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fa0) + (x) * 0x1000)
-#define DLB2_SYS_DIR_CQ_AI_ADDR_U(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fe4) + (x) * 0x1000)
-#define DLB2_SYS_DIR_CQ_AI_ADDR_L(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fe0) + (x) * 0x1000)
-#define DLB2_SYS_WB_DIR_CQ_STATE(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x11c00000) + (x) * 0x1000)
-#define DLB2_SYS_WB_LDB_CQ_STATE(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x11d00000) + (x) * 0x1000)
-#define DLB2_CHP_CFG_VAS_CRD(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x40000000) + (x) * 0x1000)
-#define DLB2_LSP_CFG_CQ_LDB_WU_LIMIT(ver, x)	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x90b00000) + (x) * 0x1000)
+#define DLB2_SYS_LDB_CQ_AI_ADDR_U(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fa4) + (x) * 0x1000)
+#define DLB2_SYS_LDB_CQ_AI_ADDR_L(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fa0) + (x) * 0x1000)
+#define DLB2_SYS_DIR_CQ_AI_ADDR_U(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fe4) + (x) * 0x1000)
+#define DLB2_SYS_DIR_CQ_AI_ADDR_L(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fe0) + (x) * 0x1000)
+#define DLB2_SYS_WB_DIR_CQ_STATE(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x11c00000) + (x) * 0x1000)
+#define DLB2_SYS_WB_LDB_CQ_STATE(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x11d00000) + (x) * 0x1000)
+#define DLB2_CHP_CFG_VAS_CRD(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x40000000) + (x) * 0x1000)
+#define DLB2_LSP_CFG_CQ_LDB_WU_LIMIT(ver, x) \
+	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x90b00000) + (x) * 0x1000)
 
 /* Fields */
 #define DLB2_CM_CFG_DIAGNOSTIC_IDLE_STATUS_DLB_FUNC_IDLE	BIT(31)
@@ -214,9 +265,9 @@
 #define DLB2_ORD_QID_SN_MAP_GRP			BIT(8)
 #define DLB2_RO_GRP_SN_MODE_0			GENMASK(2, 0)
 #define DLB2_RO_GRP_SN_MODE_1			GENMASK(10, 8)
-#define DLB2_CQ2PRIOV_PRIO(slot)		GENMASK(3 * (slot) + 2, 3 * (slot))
+#define DLB2_CQ2PRIOV_PRIO(slot)		(0x7u << (3 * (slot)))
 #define DLB2_CQ2PRIOV_V(slot)			BIT(24 + (slot))
-#define DLB2_CQ2QID_QID(slot)			GENMASK(8 * ((slot) % 4) + 6, 8 * ((slot) % 4))
+#define DLB2_CQ2QID_QID(slot)			(0x7fu << (8 * ((slot) % 4)))
 #define DLB2_LDB_SCHED_CTRL_CQ			GENMASK(7, 0)
 #define DLB2_LDB_SCHED_CTRL_QIDIX		GENMASK(10, 8)
 #define DLB2_LDB_SCHED_CTRL_VALUE		BIT(11)

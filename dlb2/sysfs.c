@@ -121,7 +121,7 @@ static u32 res_value(const struct dlb2_resources *r, enum dlb2_res_field f)
 struct dlb2_res_attr {
 	struct device_attribute attr;
 	enum dlb2_res_field field;
-	bool total;
+	bool total;	/* total_resources/, else avail_resources/ */
 };
 
 static ssize_t res_show(struct device *dev, struct device_attribute *attr,
@@ -147,45 +147,33 @@ static ssize_t res_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%u\n", val);
 }
 
-#define RES_ATTR(kind, name, f, is_total)				\
-	static struct dlb2_res_attr kind##_##name = {			\
-		.attr = __ATTR(name, 0444, res_show, NULL),		\
-		.field = f,						\
-		.total = is_total,					\
-	}
+#define RES(_name, _field) {						\
+	.attr = __ATTR(_name, 0444, res_show, NULL),			\
+	.field = _field,						\
+}
 
-#define RES_ATTRS(kind, is_total)					\
-	RES_ATTR(kind, domains, RES_DOMAINS, is_total);			\
-	RES_ATTR(kind, ldb_queues, RES_LDB_QUEUES, is_total);		\
-	RES_ATTR(kind, ldb_ports, RES_LDB_PORTS, is_total);		\
-	RES_ATTR(kind, cos0_ldb_ports, RES_COS0, is_total);		\
-	RES_ATTR(kind, cos1_ldb_ports, RES_COS1, is_total);		\
-	RES_ATTR(kind, cos2_ldb_ports, RES_COS2, is_total);		\
-	RES_ATTR(kind, cos3_ldb_ports, RES_COS3, is_total);		\
-	RES_ATTR(kind, dir_ports, RES_DIR_PORTS, is_total);		\
-	RES_ATTR(kind, ldb_credits, RES_LDB_CREDITS, is_total);		\
-	RES_ATTR(kind, dir_credits, RES_DIR_CREDITS, is_total);		\
-	RES_ATTR(kind, hist_list_entries, RES_HIST_LIST, is_total);	\
-	RES_ATTR(kind, atomic_inflights, RES_ATOMIC, is_total);		\
-	RES_ATTR(kind, max_ctg_hist_list_entries, RES_MAX_CTG_HIST_LIST, \
-		 is_total)
+#define RES_TABLE {							\
+	RES(domains, RES_DOMAINS),					\
+	RES(ldb_queues, RES_LDB_QUEUES),				\
+	RES(ldb_ports, RES_LDB_PORTS),					\
+	RES(cos0_ldb_ports, RES_COS0),					\
+	RES(cos1_ldb_ports, RES_COS1),					\
+	RES(cos2_ldb_ports, RES_COS2),					\
+	RES(cos3_ldb_ports, RES_COS3),					\
+	RES(dir_ports, RES_DIR_PORTS),					\
+	RES(ldb_credits, RES_LDB_CREDITS),				\
+	RES(dir_credits, RES_DIR_CREDITS),				\
+	RES(hist_list_entries, RES_HIST_LIST),				\
+	RES(atomic_inflights, RES_ATOMIC),				\
+	RES(max_ctg_hist_list_entries, RES_MAX_CTG_HIST_LIST),		\
+}
 
-RES_ATTRS(total, true);
-RES_ATTRS(avail, false);
+static struct dlb2_res_attr total_res[] = RES_TABLE;
+static struct dlb2_res_attr avail_res[] = RES_TABLE;
 
-#define RES_LIST(kind)							\
-	&kind##_domains.attr.attr, &kind##_ldb_queues.attr.attr,	\
-	&kind##_ldb_ports.attr.attr, &kind##_cos0_ldb_ports.attr.attr,	\
-	&kind##_cos1_ldb_ports.attr.attr,				\
-	&kind##_cos2_ldb_ports.attr.attr,				\
-	&kind##_cos3_ldb_ports.attr.attr, &kind##_dir_ports.attr.attr,	\
-	&kind##_ldb_credits.attr.attr, &kind##_dir_credits.attr.attr,	\
-	&kind##_hist_list_entries.attr.attr,				\
-	&kind##_atomic_inflights.attr.attr,				\
-	&kind##_max_ctg_hist_list_entries.attr.attr, NULL
-
-static struct attribute *total_attrs[] = { RES_LIST(total) };
-static struct attribute *avail_attrs[] = { RES_LIST(avail) };
+/* Filled by dlb2_sysfs_init() from the tables. */
+static struct attribute *total_attrs[ARRAY_SIZE(total_res) + 1];
+static struct attribute *avail_attrs[ARRAY_SIZE(avail_res) + 1];
 
 static const struct attribute_group total_group = {
 	.name = "total_resources",
@@ -242,6 +230,20 @@ static const struct attribute_group alarm_group = {
 	.attrs = alarm_attrs,
 };
 
+/**
+ * dlb2_sysfs_init() - build the attribute lists of the resource tables
+ */
+void dlb2_sysfs_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(total_res); i++) {
+		total_res[i].total = true;
+		total_attrs[i] = &total_res[i].attr.attr;
+		avail_attrs[i] = &avail_res[i].attr.attr;
+	}
+}
+
 const struct attribute_group *dlb2_dev_groups[] = {
 	&dlb2_dev_group,
 	&total_group,
@@ -252,7 +254,7 @@ const struct attribute_group *dlb2_dev_groups[] = {
 
 /* ---- domains/<domain>/{queues,ports}/<name>/ -------------------------- */
 
-/* A statistics directory: exactly one of the pointers is set. */
+/* A statistics directory: of a domain, or of one of its queues or ports. */
 struct dlb2_stats_kobj {
 	struct kobject kobj;
 	struct dlb2_domain *dom;
@@ -267,13 +269,12 @@ static void stats_release(struct kobject *kobj)
 	kfree(to_stats(kobj));
 }
 
-/* A statistic: file @file of object @obj (the stats' @field), @expr. */
-#define STAT(name, file, obj_type, field, fmt, expr)			\
+/* A statistic: file @file, value @expr of the stats' domain, queue or port. */
+#define STAT(name, file, fmt, expr)					\
 static ssize_t name##_show(struct kobject *kobj,			\
 			   struct kobj_attribute *attr, char *buf)	\
 {									\
 	struct dlb2_stats_kobj *s = to_stats(kobj);			\
-	obj_type *obj = s->field;					\
 									\
 	return sysfs_emit(buf, fmt "\n", expr);				\
 }									\
@@ -303,10 +304,10 @@ static u64 domain_alarms(struct dlb2_domain *dom)
 	return sum;
 }
 
-STAT(dom_id, id, struct dlb2_domain, dom, "%u", obj->res.id);
-STAT(enqueued, enqueued, struct dlb2_domain, dom, "%llu", domain_sum(obj, true));
-STAT(dequeued, dequeued, struct dlb2_domain, dom, "%llu", domain_sum(obj, false));
-STAT(alarms, alarms, struct dlb2_domain, dom, "%llu", domain_alarms(obj));
+STAT(dom_id, id, "%u", s->dom->res.id);
+STAT(enqueued, enqueued, "%llu", domain_sum(s->dom, true));
+STAT(dequeued, dequeued, "%llu", domain_sum(s->dom, false));
+STAT(alarms, alarms, "%llu", domain_alarms(s->dom));
 
 static struct attribute *domain_stat_attrs[] = {
 	&dom_id_attr.attr,
@@ -317,12 +318,10 @@ static struct attribute *domain_stat_attrs[] = {
 };
 ATTRIBUTE_GROUPS(domain_stat);
 
-STAT(q_id, id, struct dlb2_queue, queue, "%u", obj->id);
-STAT(q_type, type, struct dlb2_queue, queue, "%s", obj->ldb ? "ldb" : "dir");
-STAT(q_depth, depth, struct dlb2_queue, queue, "%u",
-     dlb2_hw_queue_depth(obj->dom->dlb2, obj));
-STAT(q_enqueued, enqueued, struct dlb2_queue, queue, "%llu",
-     dlb2_hw_queue_enqueued(obj->dom->dlb2, obj));
+STAT(q_id, id, "%u", s->queue->id);
+STAT(q_type, type, "%s", s->queue->ldb ? "ldb" : "dir");
+STAT(q_depth, depth, "%u", dlb2_hw_queue_depth(s->dom->dlb2, s->queue));
+STAT(q_enqueued, enqueued, "%llu", dlb2_hw_queue_enqueued(s->dom->dlb2, s->queue));
 
 static struct attribute *queue_stat_attrs[] = {
 	&q_id_attr.attr,
@@ -333,18 +332,14 @@ static struct attribute *queue_stat_attrs[] = {
 };
 ATTRIBUTE_GROUPS(queue_stat);
 
-STAT(p_id, id, struct dlb2_port, port, "%u", obj->id);
-STAT(p_type, type, struct dlb2_port, port, "%s", obj->ldb ? "ldb" : "dir");
-STAT(p_cq_depth, cq_depth, struct dlb2_port, port, "%u", obj->cq_depth);
-STAT(p_dequeued, dequeued, struct dlb2_port, port, "%llu",
-     dlb2_hw_cq_scheduled(s->dom->dlb2, obj));
-STAT(p_outstanding, outstanding, struct dlb2_port, port, "%u",
-     dlb2_hw_cq_tokens(s->dom->dlb2, obj));
-STAT(p_inflight, inflight, struct dlb2_port, port, "%u",
-     dlb2_hw_cq_inflights(s->dom->dlb2, obj));
-STAT(p_released, released, struct dlb2_port, port, "%lld",
-     atomic64_read(&obj->released));
-STAT(p_alarms, alarms, struct dlb2_port, port, "%lld", atomic64_read(&obj->alarms));
+STAT(p_id, id, "%u", s->port->id);
+STAT(p_type, type, "%s", s->port->ldb ? "ldb" : "dir");
+STAT(p_cq_depth, cq_depth, "%u", s->port->cq_depth);
+STAT(p_dequeued, dequeued, "%llu", dlb2_hw_cq_scheduled(s->dom->dlb2, s->port));
+STAT(p_outstanding, outstanding, "%u", dlb2_hw_cq_tokens(s->dom->dlb2, s->port));
+STAT(p_inflight, inflight, "%u", dlb2_hw_cq_inflights(s->dom->dlb2, s->port));
+STAT(p_released, released, "%lld", atomic64_read(&s->port->released));
+STAT(p_alarms, alarms, "%lld", atomic64_read(&s->port->alarms));
 
 static struct attribute *port_stat_attrs[] = {
 	&p_id_attr.attr,
@@ -430,7 +425,7 @@ int dlb2_domain_sysfs_add(struct dlb2_domain *dom)
 		struct dlb2_queue *q = &dom->queues[i];
 
 		q->kobj = stats_add(&queue_ktype, dom->queues_kobj, q->name,
-				    NULL, q, NULL);
+				    dom, q, NULL);
 		if (!q->kobj)
 			goto err;
 	}
