@@ -51,9 +51,15 @@ void dlb2_port_put(struct dlb2_port *port)
 	kref_put(&port->ref, port_free);
 }
 
+/* Bytes of the ring (sparse mode: 64 per entry), and of its mapping. */
+static u32 cq_size(const struct dlb2_port *port)
+{
+	return port->cq_entries * 64;
+}
+
 static u32 cq_map_size(const struct dlb2_port *port)
 {
-	return PAGE_ALIGN(port->cq_entries * 64);
+	return PAGE_ALIGN(cq_size(port));
 }
 
 /**
@@ -275,7 +281,7 @@ static int port_info(struct dlb2_port *port, struct dlb2_port_info *info)
 	info->cq_depth = port->cq_depth;
 	info->cq_entries = port->cq_entries;
 	info->cq_stride = 64;
-	info->cq_size = cq_map_size(port);
+	info->cq_size = cq_size(port);
 	info->hist_list = port->hist_size;
 	info->num_pools = port->dlb2->ver == DLB2_HW_V2_5 ? 1 : 2;
 	info->credits[DLB2_CREDIT_POOL_LDB] = dom->res.req.ldb_credits;

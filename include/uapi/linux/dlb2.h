@@ -119,7 +119,8 @@ struct dlb2_cq_entry {
  * @cq_depth: most QEs the CQ holds before tokens are returned
  * @cq_entries: entries of the ring (max(cq_depth, 8))
  * @cq_stride: bytes from one CQ entry to the next (16, or 64 in sparse mode)
- * @cq_size: bytes of the CQ mapping (cq_entries * cq_stride)
+ * @cq_size: bytes of the CQ ring (cq_entries * cq_stride); its mapping is
+ *	     that rounded up to whole pages
  * @hist_list: history-list entries (load-balanced ports): QEs dequeued and
  *	       not yet completed, at most
  * @num_pools: credit pools of the domain (2 on DLB 2.0, 1 on DLB 2.5)

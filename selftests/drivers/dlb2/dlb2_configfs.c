@@ -34,8 +34,8 @@ FIXTURE_SETUP(cfs)
 	ASSERT_EQ(0, dlb2_cfs_dir(self->bdf, self->dev));
 	pathf(self->dom, "%s/kst", self->dev);
 	pathf(self->dom2, "%s/kst2", self->dev);
-	dlb2_domain_destroy(self->dom);
-	dlb2_domain_destroy(self->dom2);
+	cfs_domain_destroy(self->dom);
+	cfs_domain_destroy(self->dom2);
 	ASSERT_EQ(0, mkdir_e(self->dom));
 	ASSERT_EQ(0, dlb2_bar_open(&self->bar, self->bdf, self->version));
 }
@@ -44,8 +44,8 @@ FIXTURE_TEARDOWN(cfs)
 {
 	if (!self->version)
 		return;
-	dlb2_domain_destroy(self->dom);
-	dlb2_domain_destroy(self->dom2);
+	cfs_domain_destroy(self->dom);
+	cfs_domain_destroy(self->dom2);
 	close(self->bar.fd);
 }
 
@@ -190,14 +190,14 @@ TEST_F(cfs, links)
 
 	if (!self->version)
 		return;
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "lp", "ldb"));
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "dp", "dir"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "dq", "dir"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "dq2", "dir"));
-	EXPECT_EQ(-ENOENT, dlb2_link(self->dom, "lp", "nosuch"));
-	EXPECT_EQ(-EINVAL, dlb2_link(self->dom, "lp", "dq"));
-	EXPECT_EQ(0, dlb2_link(self->dom, "dp", "dq"));
-	EXPECT_EQ(-ENOSPC, dlb2_link(self->dom, "dp", "dq2"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "dp", "dir"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "dq", "dir"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "dq2", "dir"));
+	EXPECT_EQ(-ENOENT, cfs_link(self->dom, "lp", "nosuch"));
+	EXPECT_EQ(-EINVAL, cfs_link(self->dom, "lp", "dq"));
+	EXPECT_EQ(0, cfs_link(self->dom, "dp", "dq"));
+	EXPECT_EQ(-ENOSPC, cfs_link(self->dom, "dp", "dq2"));
 	/* A port with links keeps its type. */
 	EXPECT_EQ(-EBUSY, write_attr(pathf(path, "%s/ports/dp", self->dom),
 				     "type", "ldb"));
@@ -205,8 +205,8 @@ TEST_F(cfs, links)
 		char q[16];
 
 		snprintf(q, sizeof(q), "lq%d", i);
-		ASSERT_EQ(0, dlb2_add_queue(self->dom, q, "ldb"));
-		EXPECT_EQ(i < 8 ? 0 : -ENOSPC, dlb2_link(self->dom, "lp", q));
+		ASSERT_EQ(0, cfs_add_queue(self->dom, q, "ldb"));
+		EXPECT_EQ(i < 8 ? 0 : -ENOSPC, cfs_link(self->dom, "lp", q));
 	}
 	pathf(path, "%s/ports/lp/links/lq0", self->dom);
 	EXPECT_EQ(0, write_attr(path, "priority", "7"));
@@ -236,17 +236,17 @@ TEST_F(cfs, enable_checks)
 	if (!self->version)
 		return;
 	expect_refused(_metadata, self->dom, EINVAL, "no ports");
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "dp", "dir"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "dq", "dir"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "dp", "dir"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "dq", "dir"));
 	expect_refused(_metadata, self->dom, EINVAL,
 		       "directed queue dq is linked by 0 ports");
-	ASSERT_EQ(0, dlb2_link(self->dom, "dp", "dq"));
+	ASSERT_EQ(0, cfs_link(self->dom, "dp", "dq"));
 	expect_refused(_metadata, self->dom, EINVAL, "credits");
 	ASSERT_EQ(0, write_attr(self->dom, "dir_credits", "64"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "lq", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "lq", "ldb"));
 	expect_refused(_metadata, self->dom, EINVAL,
 		       "load-balanced queues need a load-balanced port");
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "lp", "ldb"));
 	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", "64"));
 	pathf(path, "%s/queues/lq", self->dom);
 	ASSERT_EQ(0, write_attr(path, "atomic_inflights", "0"));
@@ -279,18 +279,18 @@ TEST_F(cfs, enospc_is_all_or_nothing)
 	credits = avail(self->pci, "ldb_credits");
 	domains = avail(self->pci, "domains");
 	snprintf(half, sizeof(half), "%ld", credits / 2 + 1);
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "lp", "ldb"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "lq", "ldb"));
-	ASSERT_EQ(0, dlb2_link(self->dom, "lp", "lq"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "lq", "ldb"));
+	ASSERT_EQ(0, cfs_link(self->dom, "lp", "lq"));
 	/* More than half of the credits to the first domain ... */
 	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", half));
 	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
 	EXPECT_EQ(credits - atol(half), avail(self->pci, "ldb_credits"));
 	/* ... so that the second cannot get its own. */
 	ASSERT_EQ(0, mkdir_e(self->dom2));
-	ASSERT_EQ(0, dlb2_add_port(self->dom2, "lp", "ldb"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom2, "lq", "ldb"));
-	ASSERT_EQ(0, dlb2_link(self->dom2, "lp", "lq"));
+	ASSERT_EQ(0, cfs_add_port(self->dom2, "lp", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom2, "lq", "ldb"));
+	ASSERT_EQ(0, cfs_link(self->dom2, "lp", "lq"));
 	ASSERT_EQ(0, write_attr(self->dom2, "ldb_credits", half));
 	expect_refused(_metadata, self->dom2, ENOSPC, "the device lacks");
 	EXPECT_EQ(credits - atol(half), avail(self->pci, "ldb_credits"));
@@ -308,9 +308,9 @@ TEST_F(cfs, busy_while_enabled)
 
 	if (!self->version)
 		return;
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "lp", "ldb"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "lq", "ldb"));
-	ASSERT_EQ(0, dlb2_link(self->dom, "lp", "lq"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "lq", "ldb"));
+	ASSERT_EQ(0, cfs_link(self->dom, "lp", "lq"));
 	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", "128"));
 	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
 	ASSERT_EQ(0, read_attr(self->dom, "status", buf, sizeof(buf)));
@@ -324,8 +324,8 @@ TEST_F(cfs, busy_while_enabled)
 	EXPECT_EQ(-EBUSY, write_attr(p, "cos", "1"));
 	EXPECT_EQ(-EBUSY, rmdir_e(q));
 	EXPECT_EQ(-EBUSY, rmdir_e(p));
-	EXPECT_EQ(-EBUSY, dlb2_add_queue(self->dom, "new", "ldb"));
-	EXPECT_EQ(-EBUSY, dlb2_add_port(self->dom, "new", "ldb"));
+	EXPECT_EQ(-EBUSY, cfs_add_queue(self->dom, "new", "ldb"));
+	EXPECT_EQ(-EBUSY, cfs_add_port(self->dom, "new", "ldb"));
 	EXPECT_EQ(128, read_num(self->dom, "ldb_credits"));
 	EXPECT_EQ(256, read_num(q, "depth_threshold"));
 	EXPECT_EQ(64, read_num(p, "cq_depth"));
@@ -367,13 +367,13 @@ TEST_F(cfs, knobs_reach_hardware)
 
 	if (!self->version)
 		return;
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "q1", "ldb"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "q2", "ldb"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "q3", "ldb"));
-	ASSERT_EQ(0, dlb2_add_queue(self->dom, "dq", "dir"));
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "p1", "ldb"));
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "p2", "ldb"));
-	ASSERT_EQ(0, dlb2_add_port(self->dom, "dp", "dir"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "q1", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "q2", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "q3", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "dq", "dir"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "p1", "ldb"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "p2", "ldb"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "dp", "dir"));
 	pathf(q1, "%s/queues/q1", self->dom);
 	pathf(q2, "%s/queues/q2", self->dom);
 	pathf(q3, "%s/queues/q3", self->dom);
@@ -398,10 +398,10 @@ TEST_F(cfs, knobs_reach_hardware)
 	ASSERT_EQ(0, write_attr(p1, "cos", "2"));
 	ASSERT_EQ(0, write_attr(dp, "cq_depth", "256"));
 	ASSERT_EQ(0, write_attr(dp, "wait_mode", "interrupt"));
-	ASSERT_EQ(0, dlb2_link(self->dom, "p1", "q1"));
-	ASSERT_EQ(0, dlb2_link(self->dom, "p1", "q2"));
-	ASSERT_EQ(0, dlb2_link(self->dom, "p2", "q3"));
-	ASSERT_EQ(0, dlb2_link(self->dom, "dp", "dq"));
+	ASSERT_EQ(0, cfs_link(self->dom, "p1", "q1"));
+	ASSERT_EQ(0, cfs_link(self->dom, "p1", "q2"));
+	ASSERT_EQ(0, cfs_link(self->dom, "p2", "q3"));
+	ASSERT_EQ(0, cfs_link(self->dom, "dp", "dq"));
 	ASSERT_EQ(0, write_attr(pathf(path, "%s/links/q2", p1), "priority", "5"));
 	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", "300"));
 	ASSERT_EQ(0, write_attr(self->dom, "dir_credits", "200"));

@@ -228,7 +228,7 @@ static inline void rmdir_children(const char *dir, const char *sub)
 }
 
 /* Disable and remove a configfs domain and everything in it. */
-static inline void dlb2_domain_destroy(const char *dom)
+static inline void cfs_domain_destroy(const char *dom)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -254,7 +254,7 @@ static inline void dlb2_domain_destroy(const char *dom)
 }
 
 /* Create dom/queues/name (type "ldb" or "dir"); -errno. */
-static inline int dlb2_add_queue(const char *dom, const char *name,
+static inline int cfs_add_queue(const char *dom, const char *name,
 				 const char *type)
 {
 	char path[PATH_MAX];
@@ -263,7 +263,7 @@ static inline int dlb2_add_queue(const char *dom, const char *name,
 	return ret ? ret : write_attr(path, "type", type);
 }
 
-static inline int dlb2_add_port(const char *dom, const char *name,
+static inline int cfs_add_port(const char *dom, const char *name,
 				const char *type)
 {
 	char path[PATH_MAX];
@@ -272,7 +272,7 @@ static inline int dlb2_add_port(const char *dom, const char *name,
 	return ret ? ret : write_attr(path, "type", type);
 }
 
-static inline int dlb2_link(const char *dom, const char *port,
+static inline int cfs_link(const char *dom, const char *port,
 			    const char *queue)
 {
 	char path[PATH_MAX];

@@ -44,14 +44,14 @@ static int enable_domain(const char *dev, const char *dom)
 	char path[PATH_MAX];
 	int ret = mkdir_e(dom);
 
-	ret = ret ?: dlb2_add_queue(dom, "dq", "dir");
-	ret = ret ?: dlb2_add_port(dom, "dp", "dir");
+	ret = ret ?: cfs_add_queue(dom, "dq", "dir");
+	ret = ret ?: cfs_add_port(dom, "dp", "dir");
 	ret = ret ?: write_attr(pathf(path, "%s/ports/dp", dom), "cq_depth", "8");
 	ret = ret ?: write_attr(path, "wait_mode", "interrupt");
-	ret = ret ?: dlb2_link(dom, "dp", "dq");
-	ret = ret ?: dlb2_add_queue(dom, "lq", "ldb");
-	ret = ret ?: dlb2_add_port(dom, "lp", "ldb");
-	ret = ret ?: dlb2_link(dom, "lp", "lq");
+	ret = ret ?: cfs_link(dom, "dp", "dq");
+	ret = ret ?: cfs_add_queue(dom, "lq", "ldb");
+	ret = ret ?: cfs_add_port(dom, "lp", "ldb");
+	ret = ret ?: cfs_link(dom, "lp", "lq");
 	ret = ret ?: write_attr(dom, "ldb_credits", CREDITS);
 	ret = ret ?: write_attr(dom, "dir_credits", CREDITS);
 	return ret ?: write_attr(dom, "enable", "1");
@@ -67,8 +67,8 @@ FIXTURE_SETUP(port)
 	self->dev_id = read_num(self->pci, "dev_id");
 	pathf(self->dom, "%s/kport", self->dev);
 	pathf(self->dom2, "%s/kport2", self->dev);
-	dlb2_domain_destroy(self->dom);
-	dlb2_domain_destroy(self->dom2);
+	cfs_domain_destroy(self->dom);
+	cfs_domain_destroy(self->dom2);
 	ASSERT_EQ(0, enable_domain(self->dev, self->dom));
 	pathf(self->node_dp, "/dev/dlb2/%ld/kport/dp", self->dev_id);
 	pathf(self->node_lp, "/dev/dlb2/%ld/kport/lp", self->dev_id);
@@ -83,8 +83,8 @@ FIXTURE_TEARDOWN(port)
 	pci_driver_of(self->bdf, drv, sizeof(drv));
 	if (!drv[0])
 		sysfs_write(DLB2_DRIVER "/bind", self->bdf);
-	dlb2_domain_destroy(self->dom);
-	dlb2_domain_destroy(self->dom2);
+	cfs_domain_destroy(self->dom);
+	cfs_domain_destroy(self->dom2);
 }
 
 struct maps {
@@ -211,7 +211,7 @@ TEST_F(port, info)
 	EXPECT_EQ(8, dp.info.cq_depth);
 	EXPECT_EQ(8, dp.info.cq_entries);
 	EXPECT_EQ(64, dp.info.cq_stride);
-	EXPECT_EQ(4096, dp.info.cq_size);
+	EXPECT_EQ(8 * 64, dp.info.cq_size);
 	EXPECT_EQ(64, lp.info.cq_depth);
 	EXPECT_EQ(128, lp.info.hist_list);
 	EXPECT_EQ(v25 ? 1 : 2, dp.info.num_pools);

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dlb2ctl: print trees of attribute files (configfs domains, sysfs
+ * statistics) whatever their names, so that new attributes of the driver
+ * show up without a change here.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tree.h"
+
+int tree_read(const char *path, char *buf, size_t len)
+{
+	ssize_t n, i;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	for (i = 0; i < n; i++)
+		if (buf[i] == '\n')
+			buf[i] = ' ';
+	return 0;
+}
+
+static int not_dot(const struct dirent *de)
+{
+	return de->d_name[0] != '.';
+}
+
+/* Alphabetical, but queues before the ports that link them. */
+static int order(const struct dirent **a, const struct dirent **b)
+{
+	bool qa = !strcmp((*a)->d_name, "queues"), qb = !strcmp((*b)->d_name, "queues");
+
+	if (qa != qb)
+		return qa ? -1 : 1;
+	return alphasort(a, b);
+}
+
+int tree_print(const char *path, const char *label, int indent)
+{
+	char sub[PATH_MAX], val[256], child[PATH_MAX];
+	struct dirent **ents;
+	struct stat st;
+	int i, n, attrs = 0, lines = 0;
+
+	n = scandir(path, &ents, not_dot, order);
+	if (n < 0)
+		return 0;
+	/* the attributes first, on one line */
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, ents[i]->d_name);
+		if (lstat(sub, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (!attrs++)
+			printf("%*s%s:", indent * 2, "", label);
+		if (tree_read(sub, val, sizeof(val)))
+			printf(" %s=?", ents[i]->d_name);
+		else if (strchr(val, ' ') || !val[0])
+			printf(" %s=\"%s\"", ents[i]->d_name, val);
+		else
+			printf(" %s=%s", ents[i]->d_name, val);
+	}
+	if (attrs) {
+		printf("\n");
+		lines++;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, ents[i]->d_name);
+		if (!lstat(sub, &st) && S_ISDIR(st.st_mode)) {
+			if (attrs)
+				snprintf(child, sizeof(child), "%s", ents[i]->d_name);
+			else
+				snprintf(child, sizeof(child), "%s/%s", label,
+					 ents[i]->d_name);
+			lines += tree_print(sub, child, attrs ? indent + 1 : indent);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return lines;
+}
+
+int tree_print_children(const char *path, const char *label, const char *only)
+{
+	char sub[PATH_MAX];
+	struct dirent **ents;
+	struct stat st;
+	int i, n, found = 0;
+
+	n = scandir(path, &ents, not_dot, alphasort);
+	if (n < 0)
+		return 0;
+	if (!only)
+		printf("%s\n", label);
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, ents[i]->d_name);
+		if ((!only || !strcmp(only, ents[i]->d_name)) &&
+		    !lstat(sub, &st) && S_ISDIR(st.st_mode)) {
+			if (only)
+				printf("%s\n", label);
+			tree_print(sub, ents[i]->d_name, 1);
+			found++;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (!only && !found)
+		printf("  (no domains)\n");
+	return found;
+}

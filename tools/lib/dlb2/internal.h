@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* libdlb2 internals shared between its files. */
+#ifndef LIBDLB2_INTERNAL_H
+#define LIBDLB2_INTERNAL_H
+
+#include <stdarg.h>
+#include "libdlb2.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* error.c: record the failure of @op on @path; returns @err (negative). */
+int dlb2_fail(int err, const char *op, const char *path, const char *value);
+/* Attach the status of domain @dir (a configfs domain directory). */
+void dlb2_fail_status(const char *dir);
+void dlb2_clear_error(void);
+void dlb2_restore_error(const struct dlb2_error *e);
+
+/* port.c: set up the data-path fields of @p from p->info. */
+int dlb2_port_setup(struct dlb2_port *p, const struct dlb2_port_opts *opts,
+		    void *credit_page);
+
+/* config.c */
+const char *dlb2_dev_root(void);
+int dlb2_read_attr(const char *path, char *buf, size_t len);
+int dlb2_write_attr(const char *path, const char *value);
+
+/* json.c: a small JSON reader (RFC 8259, UTF-8, integers kept exact). */
+enum json_type {
+	JSON_NULL, JSON_BOOL, JSON_INT, JSON_NUM, JSON_STR, JSON_ARR, JSON_OBJ,
+};
+
+struct json {
+	enum json_type type;
+	int line, col;			/* where the value starts */
+	union {
+		bool b;
+		long long i;		/* JSON_INT */
+		char *s;		/* JSON_STR, NUL-terminated */
+		struct {		/* JSON_ARR, JSON_OBJ */
+			int n;
+			struct json **v;
+			char **k;	/* object keys */
+		};
+	};
+};
+
+struct json *json_parse(const char *text, size_t len, char *err, size_t errlen);
+void json_free(struct json *j);
+const char *json_type_name(enum json_type t);
+
+#endif /* LIBDLB2_INTERNAL_H */

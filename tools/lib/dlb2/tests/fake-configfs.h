@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A stand-in for the dlb2 configfs tree: see fake-configfs.c. */
+#ifndef DLB2_FAKE_CONFIGFS_H
+#define DLB2_FAKE_CONFIGFS_H
+
+#include <sys/types.h>
+
+int __real_mkdir(const char *path, mode_t mode);
+int __real_rmdir(const char *path);
+int __wrap_mkdir(const char *path, mode_t mode);
+int __wrap_rmdir(const char *path);
+/* Write @val (and a newline) to @dir/@name, creating it. */
+void fake_configfs_put(const char *dir, const char *name, const char *val);
+
+#endif /* DLB2_FAKE_CONFIGFS_H */
