@@ -3,8 +3,10 @@
 # AccDirect top-level Makefile.
 #
 #   make [modules]      build dlb2.ko against KDIR (default: the running kernel)
-#   make check          the model's qtests, then in the VM harness the kselftests,
-#                       KUnit tests and DPDK's dlb2 self-test (tools/vm/check)
+#   make tools          libdlb2 and dlb2ctl
+#   make check          host unit tests and the model's qtests, then in the VM
+#                       harness the kselftests, KUnit tests and DPDK's dlb2
+#                       self-test (tools/vm/check)
 #   make check-debug    the same on the debug kernel (KASAN, lockdep, kmemleak)
 #   make demo           boot the VM and show the DLB device and its driver
 #   make vm-kernel vm-qemu   build the harness kernel / QEMU (cached)
@@ -26,7 +28,7 @@ VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # never build products of an in-tree `make modules`.
 MODULE_SRCS = Kbuild dlb2 include
 
-.PHONY: all modules check check-debug demo selftests vm-kernel vm-qemu vm-modules clean help
+.PHONY: all modules check check-debug demo selftests tools vm-kernel vm-qemu vm-modules clean help
 
 all: modules
 
@@ -47,10 +49,15 @@ vm-modules: vm-kernel
 		cat $(VM_MODDIR)/build.log; find $(VM_MODDIR) -name '*.o' -delete; \
 		echo "module build has warnings"; exit 1; fi
 
-selftests: vm-kernel
+# kselftests, and the user-space tools they run (libdlb2, dlb2ctl).
+selftests: vm-kernel tools
 	@mkdir -p $(BUILD)/selftests/drivers/dlb2
 	$(MAKE) -s -C selftests/drivers/dlb2 KSRC=$(VM_KSRC) \
 		OUTPUT=$(BUILD)/selftests/drivers/dlb2
+
+tools:
+	@$(MAKE) -s -C tools/lib/dlb2
+	@$(MAKE) -s -C tools/dlb2ctl
 
 vm-kernel:
 	@mkdir -p $(BUILD)
@@ -70,7 +77,9 @@ demo:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -s -C tools/lib/dlb2 clean
+	-$(MAKE) -s -C tools/dlb2ctl clean
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,16p' Makefile

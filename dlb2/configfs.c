@@ -1054,6 +1054,15 @@ int dlb2_configfs_attach(struct dlb2 *dlb2)
 	return 0;
 }
 
+static void disable_all(struct dlb2_cfs_dev *dev, const char *status)
+{
+	struct dlb2_cfs_domain *dom;
+
+	list_for_each_entry(dom, &dev->domains, node)
+		if (dom->hw)
+			domain_disable(dom, status);
+}
+
 /**
  * dlb2_configfs_detach() - disable a device's domains before it goes away
  * @dlb2: the device
@@ -1062,14 +1071,24 @@ int dlb2_configfs_attach(struct dlb2 *dlb2)
  */
 void dlb2_configfs_detach(struct dlb2 *dlb2)
 {
-	struct dlb2_cfs_dev *dev = dlb2->cfs;
-	struct dlb2_cfs_domain *dom;
-
 	mutex_lock(&dlb2_mutex);
-	list_for_each_entry(dom, &dev->domains, node)
-		if (dom->hw)
-			domain_disable(dom, "error: device removed");
-	dev->dlb2 = NULL;
+	disable_all(dlb2->cfs, "error: device removed");
+	dlb2->cfs->dlb2 = NULL;
+	mutex_unlock(&dlb2_mutex);
+	cancel_delayed_work_sync(&dlb2->pending_work);
+}
+
+/**
+ * dlb2_configfs_reset() - disable a device's domains before a reset
+ * @dlb2: the device
+ *
+ * Their domains read "error: device reset"; they can be enabled again once
+ * the reset is done.
+ */
+void dlb2_configfs_reset(struct dlb2 *dlb2)
+{
+	mutex_lock(&dlb2_mutex);
+	disable_all(dlb2->cfs, "error: device reset");
 	mutex_unlock(&dlb2_mutex);
 	cancel_delayed_work_sync(&dlb2->pending_work);
 }

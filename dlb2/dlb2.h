@@ -61,6 +61,8 @@ enum dlb2_alarm {
  * @alarm_window_count: alarms in the current window
  * @ingress_alarms_off: alarms were switched off after an alarm storm
  * @domains_kobj: sysfs directory of the enabled domains
+ * @p2p_override: map producer ports for peers the PCI topology check
+ *		  refuses (sysfs p2p_override, the administrator's call)
  */
 struct dlb2 {
 	struct pci_dev *pdev;
@@ -80,6 +82,7 @@ struct dlb2 {
 	unsigned int alarm_window_count;
 	bool ingress_alarms_off;
 	struct kobject *domains_kobj;
+	bool p2p_override;
 };
 
 static inline u32 dlb2_csr_rd(struct dlb2 *dlb2, u32 off)
@@ -106,6 +109,7 @@ int dlb2_configfs_init(void);
 void dlb2_configfs_exit(void);
 int dlb2_configfs_attach(struct dlb2 *dlb2);
 void dlb2_configfs_detach(struct dlb2 *dlb2);
+void dlb2_configfs_reset(struct dlb2 *dlb2);
 int dlb2_cfs_dev_id(struct dlb2 *dlb2);
 
 /* intr.c */

@@ -104,6 +104,8 @@ static struct dlb2_port *alloc_port(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		return NULL;
 	kref_init(&port->ref);
 	mutex_init(&port->lock);
+	mutex_init(&port->p2p_lock);
+	INIT_LIST_HEAD(&port->p2p);
 	init_waitqueue_head(&port->wq);
 	port->dlb2 = dlb2;
 	port->dom = dom;

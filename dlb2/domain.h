@@ -140,6 +140,8 @@ struct dlb2_queue {
  * @slot_state: state of each slot
  * @wq: waiters for CQ interrupts
  * @irqs: CQ interrupts not yet read
+ * @p2p_lock: protects @p2p and serialises revoke callbacks (p2p.c)
+ * @p2p: pins of other kernel modules on the producer port (struct dlb2_p2p)
  * @released: QEs the driver completed or popped for dead consumers
  * @alarms: ingress alarms raised by this port
  * @name: configfs name
@@ -167,6 +169,8 @@ struct dlb2_port {
 	enum dlb2_slot_state slot_state[DLB2_MAX_LINKS];
 	wait_queue_head_t wq;
 	atomic_t irqs;
+	struct mutex p2p_lock;	/* see the kernel-doc above */
+	struct list_head p2p;
 	atomic64_t released;
 	atomic64_t alarms;
 	char name[DLB2_NAME_MAX + 1];
@@ -225,6 +229,10 @@ int dlb2_port_publish(struct dlb2_port *port, int dev_id);
 void dlb2_port_revoke(struct dlb2_port *port);
 void dlb2_port_put(struct dlb2_port *port);
 void dlb2_port_release_cq(struct dlb2_port *port);
+struct dlb2_port *dlb2_port_of_pp_vma(struct vm_area_struct *vma);
+
+/* p2p.c */
+void dlb2_p2p_revoke_all(struct dlb2_port *port);
 
 /* sysfs.c */
 int dlb2_domain_sysfs_add(struct dlb2_domain *dom);

@@ -153,6 +153,32 @@ static void dlb2_remove(struct pci_dev *pdev)
 	dlb2_intr_exit(dlb2);
 }
 
+/*
+ * A reset of the function (e.g. sysfs reset) wipes every domain's hardware
+ * state: take the domains away from user space and peers first, as an
+ * unbind does, and initialise the device again afterwards.
+ */
+static void dlb2_reset_prepare(struct pci_dev *pdev)
+{
+	dlb2_configfs_reset(pci_get_drvdata(pdev));
+}
+
+static void dlb2_reset_done(struct pci_dev *pdev)
+{
+	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
+
+	if (dlb2_power_on(dlb2))
+		return;
+	dlb2_hw_init(dlb2);
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(dlb2->ver),
+		    DLB2_SYS_MSIX_MODE_COMPRESSED);
+}
+
+static const struct pci_error_handlers dlb2_err_handlers = {
+	.reset_prepare = dlb2_reset_prepare,
+	.reset_done = dlb2_reset_done,
+};
+
 static const struct pci_device_id dlb2_id_table[] = {
 	/*
 	 * PFs only.  The VFs (0x2711, 0x2715) have no CSR BAR and are driven
@@ -170,6 +196,7 @@ static struct pci_driver dlb2_pci_driver = {
 	.probe = dlb2_probe,
 	.remove = dlb2_remove,
 	.dev_groups = dlb2_dev_groups,
+	.err_handler = &dlb2_err_handlers,
 };
 
 static int __init dlb2_init(void)

@@ -171,6 +171,22 @@ static const struct vm_operations_struct port_vm_ops = {
 	.fault = port_fault,
 };
 
+/**
+ * dlb2_port_of_pp_vma() - the port whose producer port a mapping shows
+ * @vma: a mapping; the caller holds the mmap lock
+ *
+ * Return: the port, or NULL when @vma is not a producer-port mapping made
+ * by dlb2 (whatever else it maps).  The port is valid while the mmap lock is
+ * held; take a reference to keep it.
+ */
+struct dlb2_port *dlb2_port_of_pp_vma(struct vm_area_struct *vma)
+{
+	if (vma->vm_ops != &port_vm_ops ||
+	    (vma->vm_pgoff << PAGE_SHIFT) != DLB2_MMAP_PP_OFFSET)
+		return NULL;
+	return vma->vm_private_data;
+}
+
 static int port_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct dlb2_port *port = file->private_data;
@@ -354,8 +370,10 @@ int dlb2_port_publish(struct dlb2_port *port, int dev_id)
  * @port: the port; dlb2_mutex held
  *
  * Removes the device node, makes every mapping of the open file (if any)
- * fault from now on and wakes its waiters.  The file itself stays open
- * until user space closes it; its operations answer ENODEV.
+ * fault from now on, wakes its waiters and tells the holders of
+ * peer-to-peer pins (which must stop their devices writing to the producer
+ * port before their callbacks return).  The file itself stays open until
+ * user space closes it; its operations answer ENODEV.
  */
 void dlb2_port_revoke(struct dlb2_port *port)
 {
@@ -371,6 +389,7 @@ void dlb2_port_revoke(struct dlb2_port *port)
 		unmap_mapping_range(port->file->f_mapping, 0, 0, 1);
 	mutex_unlock(&port->lock);
 	wake_up_all(&port->wq);
+	dlb2_p2p_revoke_all(port);
 }
 
 static char *port_devnode(struct device *dev, umode_t *mode)

@@ -68,11 +68,34 @@ static ssize_t ingress_alarms_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(ingress_alarms);
 
+static ssize_t p2p_override_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct dlb2 *dlb2 = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(dlb2->p2p_override));
+}
+
+static ssize_t p2p_override_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct dlb2 *dlb2 = dev_get_drvdata(dev);
+	bool on;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	WRITE_ONCE(dlb2->p2p_override, on);
+	return count;
+}
+static DEVICE_ATTR_RW(p2p_override);
+
 static struct attribute *dlb2_dev_attrs[] = {
 	&dev_attr_hw_version.attr,
 	&dev_attr_dev_id.attr,
 	&dev_attr_iommu_mode.attr,
 	&dev_attr_ingress_alarms.attr,
+	&dev_attr_p2p_override.attr,
 	NULL,
 };
 

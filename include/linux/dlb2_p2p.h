@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Intel DLB 2.0 / 2.5: the in-kernel peer-to-peer interface of dlb2.ko.
+ *
+ * Lets another kernel module (peermem_dlb for RDMA NICs, tests driving a
+ * DMA engine) write hardware control words into a DLB producer port (PP)
+ * that user space mapped from a dlb2 port device:
+ *
+ *	p2p = dlb2_p2p_get(current->mm, va, len, -1, my_revoke, my_ctx);
+ *	ret = dlb2_p2p_map(p2p, dma_dev, &dma_addr);	 (or dlb2_p2p_cpu_addr())
+ *	... the peer writes HCWs at dma_addr ...
+ *	dlb2_p2p_unmap(p2p, dma_dev, dma_addr);
+ *	dlb2_p2p_put(p2p);
+ *
+ * Only mappings made by dlb2's own port mmap qualify, and a range never
+ * spans more than one producer port.  When the port goes away (its domain
+ * is disabled, the device is reset or unbound) dlb2 calls the revoke
+ * callback; from then on dlb2_p2p_map() fails, and the holder must stop its
+ * device writing to the window before the callback returns, then unmap and
+ * put at its leisure.
+ *
+ * Documented in Documentation/accdirect/p2p-api.rst.
+ */
+#ifndef __LINUX_DLB2_P2P_H
+#define __LINUX_DLB2_P2P_H
+
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/mm_types.h>
+#include <linux/types.h>
+
+struct dlb2_p2p;
+
+/**
+ * typedef dlb2_p2p_revoke_t - the window is being taken away
+ * @priv: what the holder passed to dlb2_p2p_get()
+ *
+ * Called in process context, without dlb2 locks that dlb2_p2p_*() take;
+ * may sleep.  Called at most once per dlb2_p2p_get().
+ */
+typedef void (*dlb2_p2p_revoke_t)(void *priv);
+
+/**
+ * struct dlb2_p2p_info - what a holder may want to know about its window
+ * @domain_id: hardware id of the port's scheduling domain
+ * @port_id: hardware id of the port
+ * @ldb: load-balanced port (else directed)
+ * @offset: offset of the range in the 4 KiB producer-port window
+ * @len: length of the range
+ * @phys: CPU physical address of the range
+ */
+struct dlb2_p2p_info {
+	u32 domain_id;
+	u32 port_id;
+	bool ldb;
+	u32 offset;
+	u32 len;
+	phys_addr_t phys;
+};
+
+struct dlb2_p2p *dlb2_p2p_get(struct mm_struct *mm, unsigned long addr,
+			      size_t len, int domain_id,
+			      dlb2_p2p_revoke_t revoke, void *priv);
+void dlb2_p2p_put(struct dlb2_p2p *p2p);
+void dlb2_p2p_info(struct dlb2_p2p *p2p, struct dlb2_p2p_info *info);
+int dlb2_p2p_map(struct dlb2_p2p *p2p, struct device *dma_dev,
+		 dma_addr_t *dma_addr);
+void dlb2_p2p_unmap(struct dlb2_p2p *p2p, struct device *dma_dev,
+		    dma_addr_t dma_addr);
+void __iomem *dlb2_p2p_cpu_addr(struct dlb2_p2p *p2p);
+bool dlb2_p2p_revoked(struct dlb2_p2p *p2p);
+
+#endif /* __LINUX_DLB2_P2P_H */

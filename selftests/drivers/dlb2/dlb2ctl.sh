@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# dlb2ctl against the driver: apply the example configuration of libdlb2,
+# check that its domain is enabled with hardware ids and port devices, that
+# show and stats name it, that a second apply is refused without a change,
+# and that destroy removes it.  Prints TAP; skips without a DLB device.
+# Run from the source tree or from a build directory inside it.
+top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+ctl=$top/tools/dlb2ctl/dlb2ctl
+example=$top/tools/lib/dlb2/examples/pipeline.json
+n=0 failed=0
+
+ok() {
+	n=$((n + 1))
+	if eval "$2"; then
+		echo "ok $n $1"
+	else
+		echo "not ok $n $1"
+		failed=1
+	fi
+}
+
+echo "TAP version 13"
+bdf=$(basename "$(ls -d /sys/bus/pci/drivers/dlb2/0000:* 2>/dev/null | head -1)")
+if [ -z "$bdf" ] || [ ! -x "$ctl" ]; then
+	echo "1..0 # SKIP no DLB device bound to dlb2, or dlb2ctl not built"
+	exit 4
+fi
+echo "1..7"
+dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
+dom=/sys/kernel/config/dlb2/dlb2_$dev/pipeline
+"$ctl" destroy -d "$dev" pipeline >/dev/null 2>&1
+
+ok "apply enables the domain" \
+	'"$ctl" apply "$example" && [ "$(cat $dom/status)" = enabled ]'
+ok "queues and ports have hardware ids" \
+	'[ "$(cat $dom/queues/rx/id)" -ge 0 ] && [ "$(cat $dom/ports/out/id)" -ge 0 ] &&
+	 [ "$(cat $dom/queues/tx/id)" = "$(cat $dom/ports/out/id)" ]'
+ok "configured values reached configfs" \
+	'[ "$(cat $dom/queues/rx/sequence_numbers)" = 128 ] &&
+	 [ "$(cat $dom/ports/w0/links/flows/priority)" = 2 ] &&
+	 [ "$(cat $dom/ports/w1/wait_mode)" = interrupt ]'
+ok "port devices exist" \
+	'[ -c /dev/dlb2/$dev/pipeline/w0 ] && [ -c /dev/dlb2/$dev/pipeline/out ]'
+ok "show and stats name the domain" \
+	'"$ctl" show | grep -q "pipeline: .*status=enabled" &&
+	 "$ctl" stats | grep -q pipeline'
+ok "a second apply is refused and changes nothing" \
+	'! "$ctl" apply "$example" 2>/dev/null && [ "$(cat $dom/status)" = enabled ]'
+ok "destroy removes the domain" \
+	'"$ctl" destroy -d "$dev" pipeline && [ ! -e $dom ] && [ ! -e /dev/dlb2/$dev/pipeline ]'
+exit $failed
