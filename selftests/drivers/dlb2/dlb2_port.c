@@ -424,6 +424,30 @@ TEST_F(port, unbind_with_live_mappings)
 	EXPECT_EQ(0, access(self->node_dp, F_OK));
 }
 
+TEST_F(port, function_reset_revokes_and_recovers)
+{
+	char status[64], path[PATH_MAX];
+	struct dlb2_cq_entry e;
+	struct maps dp, dp2;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	ASSERT_EQ(0, sysfs_write(pathf(path, "%s/reset", self->pci), "1"));
+	check_revoked(_metadata, &dp, self->node_dp);
+	ASSERT_EQ(0, read_attr(self->dom, "status", status, sizeof(status)));
+	EXPECT_STREQ("error: device reset", status);
+	unmap_port(&dp);
+	/* The device works again once re-enabled. */
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	ASSERT_EQ(0, map_port(self->node_dp, &dp2));
+	hcw(&dp2, DLB2_CMD_NEW, dp2.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x77);
+	ASSERT_EQ(1, cq_wait(&dp2, 0, &e));
+	EXPECT_EQ(0x77, e.data);
+	unmap_port(&dp2);
+}
+
 /*
  * A consumer killed while it holds an atomic QE (dequeued, not completed)
  * and has more in its CQ: the driver returns them when the file goes, the
