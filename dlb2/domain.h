@@ -231,8 +231,14 @@ void dlb2_port_put(struct dlb2_port *port);
 void dlb2_port_release_cq(struct dlb2_port *port);
 struct dlb2_port *dlb2_port_of_pp_vma(struct vm_area_struct *vma);
 
+/* dmabuf.c */
+int dlb2_dmabuf_export(struct dlb2_port *port, int flags);
+
 /* p2p.c */
 void dlb2_p2p_revoke_all(struct dlb2_port *port);
+struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
+			      int domain_id, void (*revoke)(void *priv),
+			      void *priv);
 
 /* sysfs.c */
 int dlb2_domain_sysfs_add(struct dlb2_domain *dom);

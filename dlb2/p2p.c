@@ -38,6 +38,65 @@ struct dlb2_p2p {
 	struct dlb2_p2p_info info;
 };
 
+/**
+ * dlb2_p2p_pin() - pin a range of a port's producer-port window
+ * @port: the port (the caller holds a reference)
+ * @offset: start of the range in the window
+ * @len: its length
+ * @domain_id: the hardware domain the port must belong to, or -1
+ * @revoke: called when the port goes away
+ * @priv: its argument
+ *
+ * Return: the pin, or an ERR_PTR as dlb2_p2p_get().
+ */
+struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
+			      int domain_id, dlb2_p2p_revoke_t revoke,
+			      void *priv)
+{
+	struct dlb2_p2p *p2p;
+	int err = 0;
+
+	p2p = kzalloc(sizeof(*p2p), GFP_KERNEL);
+	if (!p2p)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&port->p2p_lock);
+	mutex_lock(&port->lock);
+	if (!port->dlb2) {
+		err = -ENODEV;
+	} else if (domain_id >= 0 && port->dom->res.id != domain_id) {
+		err = -EACCES;
+	} else {
+		kref_get(&port->ref);
+		p2p->port = port;
+		p2p->revoke = revoke;
+		p2p->priv = priv;
+		p2p->info = (struct dlb2_p2p_info){
+			.domain_id = port->dom->res.id,
+			.port_id = port->id,
+			.ldb = port->ldb,
+			.offset = offset,
+			.len = len,
+		};
+		p2p->info.phys = port->dlb2->func_phys + offset +
+				 (port->ldb ? DLB2_LDB_PP_OFFS(port->id) :
+					      DLB2_DIR_PP_OFFS(port->id));
+		list_add_tail(&p2p->node, &port->p2p);
+	}
+	mutex_unlock(&port->lock);
+	mutex_unlock(&port->p2p_lock);
+	if (err == -ENODEV)
+		pr_info_ratelimited("dlb2: p2p refused: port %s is no longer live (domain disabled, reset or unbound)\n",
+				    port->name);
+	else if (err == -EACCES)
+		pr_info_ratelimited("dlb2: p2p refused: port %s is not in domain %d\n",
+				    port->name, domain_id);
+	if (err) {
+		kfree(p2p);
+		return ERR_PTR(err);
+	}
+	return p2p;
+}
+
 #define refuse(err, fmt, ...) ({					\
 	pr_info_ratelimited("dlb2: p2p refused: " fmt "\n", ##__VA_ARGS__); \
 	ERR_PTR(err);							\
@@ -64,7 +123,7 @@ struct dlb2_p2p *dlb2_p2p_get(struct mm_struct *mm, unsigned long addr,
 	struct vm_area_struct *vma;
 	struct dlb2_port *port;
 	struct dlb2_p2p *p2p;
-	int err = 0;
+	u32 offset;
 
 	if (!len || addr + len < addr)
 		return refuse(-EINVAL, "empty range at %#lx", addr);
@@ -81,50 +140,12 @@ struct dlb2_p2p *dlb2_p2p_get(struct mm_struct *mm, unsigned long addr,
 		return refuse(-EINVAL, "%#lx+%#zx spans more than one producer port",
 			      addr, len);
 	}
+	offset = addr - vma->vm_start;
 	kref_get(&port->ref);
 	mmap_read_unlock(mm);
 
-	p2p = kzalloc(sizeof(*p2p), GFP_KERNEL);
-	if (!p2p) {
-		dlb2_port_put(port);
-		return ERR_PTR(-ENOMEM);
-	}
-	mutex_lock(&port->p2p_lock);
-	mutex_lock(&port->lock);
-	if (!port->dlb2) {
-		err = -ENODEV;
-	} else if (domain_id >= 0 && port->dom->res.id != domain_id) {
-		err = -EACCES;
-	} else {
-		p2p->port = port;
-		p2p->revoke = revoke;
-		p2p->priv = priv;
-		p2p->info = (struct dlb2_p2p_info){
-			.domain_id = port->dom->res.id,
-			.port_id = port->id,
-			.ldb = port->ldb,
-			.offset = addr - vma->vm_start,
-			.len = len,
-		};
-		p2p->info.phys = port->dlb2->func_phys + p2p->info.offset +
-				 (port->ldb ? DLB2_LDB_PP_OFFS(port->id) :
-					      DLB2_DIR_PP_OFFS(port->id));
-		list_add_tail(&p2p->node, &port->p2p);
-	}
-	mutex_unlock(&port->lock);
-	mutex_unlock(&port->p2p_lock);
-	if (err == -ENODEV) {
-		pr_info_ratelimited("dlb2: p2p refused: port %s is no longer live (domain disabled, reset or unbound)\n",
-				    port->name);
-	} else if (err == -EACCES) {
-		pr_info_ratelimited("dlb2: p2p refused: port %s is not in domain %d\n",
-				    port->name, domain_id);
-	}
-	if (err) {
-		kfree(p2p);
-		dlb2_port_put(port);
-		return ERR_PTR(err);
-	}
+	p2p = dlb2_p2p_pin(port, offset, len, domain_id, revoke, priv);
+	dlb2_port_put(port);
 	return p2p;
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_get);

@@ -319,6 +319,15 @@ static long port_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (!ret && copy_to_user((void __user *)arg, &info, sizeof(info)))
 			ret = -EFAULT;
 		return ret;
+	case DLB2_IOC_EXPORT_DMABUF:
+		if (arg & ~O_CLOEXEC)
+			return -EINVAL;
+		mutex_lock(&dlb2_mutex);
+		ret = -ENODEV;
+		if (READ_ONCE(port->dlb2))
+			ret = dlb2_dmabuf_export(port, arg);
+		mutex_unlock(&dlb2_mutex);
+		return ret;
 	default:
 		return -ENOTTY;
 	}

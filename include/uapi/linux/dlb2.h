@@ -145,5 +145,11 @@ struct dlb2_port_info {
 
 #define DLB2_IOC_MAGIC			0xd2
 #define DLB2_IOC_PORT_INFO		_IOR(DLB2_IOC_MAGIC, 0x00, struct dlb2_port_info)
+/*
+ * A dma-buf of the port's producer-port window (4 KiB), for importers that
+ * write device memory (ibv_reg_dmabuf_mr()).  The argument is 0 or
+ * O_CLOEXEC; returns the new file descriptor.  Revoked with the port.
+ */
+#define DLB2_IOC_EXPORT_DMABUF		_IO(DLB2_IOC_MAGIC, 0x01)
 
 #endif /* _UAPI_LINUX_DLB2_H */

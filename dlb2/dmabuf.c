@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel DLB 2.0 / 2.5: a port's producer-port window as a dma-buf, for
+ * importers that write to device memory (RDMA NICs through
+ * ibv_reg_dmabuf_mr() on upstream kernels).
+ *
+ * The buffer has no struct pages: only importers that allow peer-to-peer
+ * may attach, and what they map is a DMA address from dlb2_p2p_map().  It
+ * is dynamic (pin/unpin, move_notify), so that it can be revoked: when the
+ * port goes away, every importer is told with dma_buf_move_notify() and
+ * later maps fail.  Locking: the dma-buf's reservation lock protects
+ * @revoked and is held around map, unmap and the notification.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/dlb2_p2p.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "domain.h"
+
+MODULE_IMPORT_NS(DMA_BUF);
+
+struct dlb2_dmabuf {
+	struct dma_buf *dmabuf;
+	struct dlb2_p2p *p2p;
+	bool revoked;
+};
+
+static int dlb2_dmabuf_attach(struct dma_buf *dmabuf,
+			      struct dma_buf_attachment *attach)
+{
+	/* Device memory: importers must be able to do peer-to-peer. */
+	return attach->peer2peer ? 0 : -EOPNOTSUPP;
+}
+
+static int dlb2_dmabuf_pin(struct dma_buf_attachment *attach)
+{
+	return 0;
+}
+
+static void dlb2_dmabuf_unpin(struct dma_buf_attachment *attach)
+{
+}
+
+static struct sg_table *dlb2_dmabuf_map(struct dma_buf_attachment *attach,
+					enum dma_data_direction dir)
+{
+	struct dlb2_dmabuf *d = attach->dmabuf->priv;
+	struct dlb2_p2p_info info;
+	struct sg_table *sgt;
+	dma_addr_t addr;
+	int ret;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	if (d->revoked)
+		return ERR_PTR(-ENODEV);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+	ret = dlb2_p2p_map(d->p2p, attach->dev, &addr);
+	if (ret)
+		goto err_table;
+	dlb2_p2p_info(d->p2p, &info);
+	/* No page behind it: only the DMA side of the entry is set. */
+	sg_dma_address(sgt->sgl) = addr;
+	sg_dma_len(sgt->sgl) = info.len;
+	return sgt;
+
+err_table:
+	sg_free_table(sgt);
+err_free:
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static void dlb2_dmabuf_unmap(struct dma_buf_attachment *attach,
+			      struct sg_table *sgt,
+			      enum dma_data_direction dir)
+{
+	struct dlb2_dmabuf *d = attach->dmabuf->priv;
+
+	dlb2_p2p_unmap(d->p2p, attach->dev, sg_dma_address(sgt->sgl));
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static void dlb2_dmabuf_release(struct dma_buf *dmabuf)
+{
+	struct dlb2_dmabuf *d = dmabuf->priv;
+
+	dlb2_p2p_put(d->p2p);
+	kfree(d);
+}
+
+static int dlb2_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
+{
+	return -EINVAL;		/* map the port device instead */
+}
+
+static const struct dma_buf_ops dlb2_dmabuf_ops = {
+	.attach = dlb2_dmabuf_attach,
+	.pin = dlb2_dmabuf_pin,
+	.unpin = dlb2_dmabuf_unpin,
+	.map_dma_buf = dlb2_dmabuf_map,
+	.unmap_dma_buf = dlb2_dmabuf_unmap,
+	.release = dlb2_dmabuf_release,
+	.mmap = dlb2_dmabuf_mmap,
+};
+
+/* The port went away: importers must stop using the window. */
+static void dlb2_dmabuf_revoke(void *priv)
+{
+	struct dlb2_dmabuf *d = priv;
+
+	dma_resv_lock(d->dmabuf->resv, NULL);
+	d->revoked = true;
+	dma_buf_move_notify(d->dmabuf);
+	dma_resv_unlock(d->dmabuf->resv);
+}
+
+/**
+ * dlb2_dmabuf_export() - a dma-buf of a port's producer-port window
+ * @port: the port; dlb2_mutex held, so that it cannot be revoked meanwhile
+ * @flags: file flags of the new descriptor (O_CLOEXEC)
+ *
+ * Return: a new file descriptor, or a negative errno (-ENODEV when the
+ * port is no longer live).
+ */
+int dlb2_dmabuf_export(struct dlb2_port *port, int flags)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp);
+	struct dlb2_dmabuf *d;
+	int fd;
+
+	lockdep_assert_held(&dlb2_mutex);
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->p2p = dlb2_p2p_pin(port, 0, DLB2_PP_SIZE, -1, dlb2_dmabuf_revoke, d);
+	if (IS_ERR(d->p2p)) {
+		fd = PTR_ERR(d->p2p);
+		kfree(d);
+		return fd;
+	}
+	exp.ops = &dlb2_dmabuf_ops;
+	exp.size = DLB2_PP_SIZE;
+	exp.flags = O_RDWR | flags;
+	exp.priv = d;
+	d->dmabuf = dma_buf_export(&exp);
+	if (IS_ERR(d->dmabuf)) {
+		fd = PTR_ERR(d->dmabuf);
+		dlb2_p2p_put(d->p2p);
+		kfree(d);
+		return fd;
+	}
+	/* From here on the dma-buf's release puts the pin and frees d. */
+	fd = dma_buf_fd(d->dmabuf, flags);
+	if (fd < 0)
+		dma_buf_put(d->dmabuf);
+	return fd;
+}

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dlb2_edu: QEMU's "edu" device (1234:11e8) as a stand-in NIC for testing
+ * dlb2's peer-to-peer interface.  Its DMA engine copies HCWs from memory
+ * into its 4 KiB buffer and from there to the address dlb2_p2p_map() gives
+ * for a producer port, through the (v)IOMMU like any device DMA.  Test
+ * only; see dlb2_edu.h for the ioctls and selftests/drivers/dlb2/dlb2_p2p.c.
+ */
+#include <linux/dlb2_p2p.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
+#include <linux/fs.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/iopoll.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "dlb2_edu.h"
+
+#define EDU_DMA_SRC		0x80
+#define EDU_DMA_DST		0x88
+#define EDU_DMA_CNT		0x90
+#define EDU_DMA_CMD		0x98
+#define   EDU_DMA_RUN		0x1
+#define   EDU_DMA_TO_PCI	0x2
+#define EDU_BUFFER		0x40000	/* the device's buffer, DMA side */
+#define EDU_DMA_TIMEOUT_US	(5 * USEC_PER_SEC)
+
+/**
+ * struct dlb2_edu - the one edu device
+ * @pdev: it
+ * @regs: BAR0
+ * @lock: serialises DMAs; revoke callbacks take it, so that no DMA runs
+ *	  once a callback returned
+ * @buf: coherent staging buffer for the HCWs
+ * @buf_dma: its DMA address
+ */
+struct dlb2_edu {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	struct mutex lock;
+	void *buf;
+	dma_addr_t buf_dma;
+};
+
+/* Per open file: an optional kept pin, an optional dma-buf attachment. */
+struct dlb2_edu_file {
+	struct dlb2_p2p *pin;
+	unsigned int revoked;	/* under edu->lock */
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	unsigned int moves;	/* under the dma-buf's reservation lock */
+};
+
+static struct dlb2_edu *edu;	/* under dlb2_edu_mutex for probe/remove */
+static DEFINE_MUTEX(dlb2_edu_mutex);
+
+static int edu_run(u64 src, u64 dst, u32 len, u32 cmd)
+{
+	u64 v;
+
+	writeq(src, edu->regs + EDU_DMA_SRC);
+	writeq(dst, edu->regs + EDU_DMA_DST);
+	writeq(len, edu->regs + EDU_DMA_CNT);
+	writeq(cmd | EDU_DMA_RUN, edu->regs + EDU_DMA_CMD);
+	return readq_poll_timeout(edu->regs + EDU_DMA_CMD, v,
+				  !(v & EDU_DMA_RUN), 1000, EDU_DMA_TIMEOUT_US);
+}
+
+/* Copy @len bytes of @data to bus address @dst by the device's DMA. */
+static int edu_dma(dma_addr_t dst, const void *data, u32 len)
+{
+	int ret;
+
+	memcpy(edu->buf, data, len);
+	ret = edu_run(edu->buf_dma, EDU_BUFFER, len, 0);
+	if (!ret)
+		ret = edu_run(EDU_BUFFER, dst, len, EDU_DMA_TO_PCI);
+	return ret;
+}
+
+static void revoke(void *priv)
+{
+	struct dlb2_edu_file *f = priv;
+
+	mutex_lock(&edu->lock);	/* waits for a DMA in flight */
+	f->revoked++;
+	mutex_unlock(&edu->lock);
+}
+
+static int check_dma_args(struct dlb2_edu_dma *d)
+{
+	if (d->len < 16 || d->len > sizeof(d->data) || d->len % 16 ||
+	    d->reserved || d->flags & ~DLB2_EDU_RAW_BUS_ADDR)
+		return -EINVAL;
+	return 0;
+}
+
+/* Map @pin for the device and DMA the data; -ENODEV once revoked. */
+static int dma_through(struct dlb2_p2p *pin, struct dlb2_edu_file *f,
+		       struct dlb2_edu_dma *d)
+{
+	struct dlb2_p2p_info info;
+	dma_addr_t addr;
+	int ret;
+
+	if (d->flags & DLB2_EDU_RAW_BUS_ADDR) {
+		dlb2_p2p_info(pin, &info);
+		addr = info.phys;
+	} else {
+		ret = dlb2_p2p_map(pin, &edu->pdev->dev, &addr);
+		if (ret)
+			return ret;
+	}
+	mutex_lock(&edu->lock);
+	if (f && f->revoked)
+		ret = -ENODEV;
+	else
+		ret = edu_dma(addr, d->data, d->len);
+	mutex_unlock(&edu->lock);
+	if (!(d->flags & DLB2_EDU_RAW_BUS_ADDR))
+		dlb2_p2p_unmap(pin, &edu->pdev->dev, addr);
+	d->dma_addr = addr;
+	return ret;
+}
+
+static long do_dma(struct dlb2_edu_dma __user *arg)
+{
+	struct dlb2_edu_dma d;
+	struct dlb2_p2p *pin;
+	int ret;
+
+	if (copy_from_user(&d, arg, sizeof(d)))
+		return -EFAULT;
+	ret = check_dma_args(&d);
+	if (ret)
+		return ret;
+	pin = dlb2_p2p_get(current->mm, d.va, d.len, d.domain_id, NULL, NULL);
+	if (IS_ERR(pin))
+		return PTR_ERR(pin);
+	ret = dma_through(pin, NULL, &d);
+	dlb2_p2p_put(pin);
+	if (!ret && copy_to_user(arg, &d, sizeof(d)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static void dlb2_edu_move_notify(struct dma_buf_attachment *attach)
+{
+	struct dlb2_edu_file *f = attach->importer_priv;
+
+	/* The exporter holds the reservation lock; no DMA of ours runs. */
+	f->moves++;
+}
+
+static const struct dma_buf_attach_ops dlb2_edu_importer = {
+	.allow_peer2peer = true,
+	.move_notify = dlb2_edu_move_notify,
+};
+
+static long dmabuf_attach(struct dlb2_edu_file *f, int fd)
+{
+	struct dma_buf *dmabuf;
+
+	if (f->attach)
+		return -EBUSY;
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	f->attach = dma_buf_dynamic_attach(dmabuf, &edu->pdev->dev,
+					   &dlb2_edu_importer, f);
+	if (IS_ERR(f->attach)) {
+		long ret = PTR_ERR(f->attach);
+
+		f->attach = NULL;
+		dma_buf_put(dmabuf);
+		return ret;
+	}
+	f->dmabuf = dmabuf;
+	return 0;
+}
+
+/* Map the attachment, DMA, unmap; all under the reservation lock. */
+static long dmabuf_dma(struct dlb2_edu_file *f, struct dlb2_edu_dmabuf *d)
+{
+	struct sg_table *sgt;
+	long ret;
+
+	if (!f->attach)
+		return -ENOENT;
+	if (d->len < 16 || d->len > sizeof(d->data) || d->len % 16)
+		return -EINVAL;
+	dma_resv_lock(f->dmabuf->resv, NULL);
+	sgt = dma_buf_map_attachment(f->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+	} else {
+		d->dma_addr = sg_dma_address(sgt->sgl);
+		mutex_lock(&edu->lock);
+		ret = edu_dma(d->dma_addr, d->data, d->len);
+		mutex_unlock(&edu->lock);
+		dma_buf_unmap_attachment(f->attach, sgt, DMA_BIDIRECTIONAL);
+	}
+	d->moves = f->moves;
+	dma_resv_unlock(f->dmabuf->resv);
+	return ret;
+}
+
+static long dmabuf_ioctl(struct dlb2_edu_file *f, unsigned int cmd,
+			 void __user *uarg)
+{
+	struct dlb2_edu_dmabuf d;
+	long ret;
+
+	if (copy_from_user(&d, uarg, sizeof(d)))
+		return -EFAULT;
+	switch (cmd) {
+	case DLB2_EDU_DMABUF_ATTACH:
+		return dmabuf_attach(f, d.fd);
+	case DLB2_EDU_DMABUF_DMA:
+		ret = dmabuf_dma(f, &d);
+		break;
+	default:	/* DLB2_EDU_DMABUF_STATE */
+		if (!f->attach)
+			return -ENOENT;
+		dma_resv_lock(f->dmabuf->resv, NULL);
+		d.moves = f->moves;
+		dma_resv_unlock(f->dmabuf->resv);
+		ret = 0;
+	}
+	if (!ret && copy_to_user(uarg, &d, sizeof(d)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct dlb2_edu_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct dlb2_edu_pin p;
+	struct dlb2_edu_dma d;
+	int ret;
+
+	switch (cmd) {
+	case DLB2_EDU_DMA:
+		return do_dma(uarg);
+	case DLB2_EDU_PIN:
+		if (f->pin)
+			return -EBUSY;
+		if (copy_from_user(&p, uarg, sizeof(p)))
+			return -EFAULT;
+		f->pin = dlb2_p2p_get(current->mm, p.va, p.len, -1, revoke, f);
+		if (IS_ERR(f->pin)) {
+			ret = PTR_ERR(f->pin);
+			f->pin = NULL;
+			return ret;
+		}
+		return 0;
+	case DLB2_EDU_PIN_STATE:
+		if (!f->pin)
+			return -ENOENT;
+		memset(&p, 0, sizeof(p));
+		mutex_lock(&edu->lock);
+		p.revoked = f->revoked;
+		mutex_unlock(&edu->lock);
+		return copy_to_user(uarg, &p, sizeof(p)) ? -EFAULT : 0;
+	case DLB2_EDU_PIN_DMA:
+		if (!f->pin)
+			return -ENOENT;
+		if (copy_from_user(&d, uarg, sizeof(d)))
+			return -EFAULT;
+		ret = check_dma_args(&d);
+		if (!ret)
+			ret = dma_through(f->pin, f, &d);
+		if (!ret && copy_to_user(uarg, &d, sizeof(d)))
+			ret = -EFAULT;
+		return ret;
+	case DLB2_EDU_DMABUF_ATTACH:
+	case DLB2_EDU_DMABUF_DMA:
+	case DLB2_EDU_DMABUF_STATE:
+		return dmabuf_ioctl(f, cmd, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int dlb2_edu_open(struct inode *inode, struct file *file)
+{
+	struct dlb2_edu_file *f;
+
+	mutex_lock(&dlb2_edu_mutex);
+	if (!edu) {
+		mutex_unlock(&dlb2_edu_mutex);
+		return -ENODEV;
+	}
+	mutex_unlock(&dlb2_edu_mutex);
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	file->private_data = f;
+	return 0;
+}
+
+static int dlb2_edu_release(struct inode *inode, struct file *file)
+{
+	struct dlb2_edu_file *f = file->private_data;
+
+	if (f->pin)
+		dlb2_p2p_put(f->pin);
+	if (f->attach) {
+		dma_buf_detach(f->dmabuf, f->attach);
+		dma_buf_put(f->dmabuf);
+	}
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations dlb2_edu_fops = {
+	.owner = THIS_MODULE,
+	.open = dlb2_edu_open,
+	.release = dlb2_edu_release,
+	.unlocked_ioctl = dlb2_edu_ioctl,
+};
+
+static struct miscdevice dlb2_edu_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "dlb2_edu",
+	.fops = &dlb2_edu_fops,
+	.mode = 0600,
+};
+
+static int dlb2_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct dlb2_edu *e;
+	int ret;
+
+	e = devm_kzalloc(&pdev->dev, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	ret = pcim_iomap_regions(pdev, BIT(0), "dlb2_edu");
+	if (ret)
+		return ret;
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	e->pdev = pdev;
+	e->regs = pcim_iomap_table(pdev)[0];
+	mutex_init(&e->lock);
+	e->buf = dmam_alloc_coherent(&pdev->dev, PAGE_SIZE, &e->buf_dma,
+				     GFP_KERNEL);
+	if (!e->buf)
+		return -ENOMEM;
+	mutex_lock(&dlb2_edu_mutex);
+	if (edu) {
+		mutex_unlock(&dlb2_edu_mutex);
+		return -EBUSY;	/* one is enough */
+	}
+	edu = e;
+	mutex_unlock(&dlb2_edu_mutex);
+	ret = misc_register(&dlb2_edu_misc);
+	if (ret) {
+		mutex_lock(&dlb2_edu_mutex);
+		edu = NULL;
+		mutex_unlock(&dlb2_edu_mutex);
+	}
+	return ret;
+}
+
+static void dlb2_edu_remove(struct pci_dev *pdev)
+{
+	misc_deregister(&dlb2_edu_misc);
+	mutex_lock(&dlb2_edu_mutex);
+	edu = NULL;
+	mutex_unlock(&dlb2_edu_mutex);
+}
+
+static const struct pci_device_id dlb2_edu_ids[] = {
+	{ PCI_DEVICE(0x1234, 0x11e8) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, dlb2_edu_ids);
+
+static struct pci_driver dlb2_edu_driver = {
+	.name = "dlb2_edu",
+	.id_table = dlb2_edu_ids,
+	.probe = dlb2_edu_probe,
+	.remove = dlb2_edu_remove,
+};
+module_pci_driver(dlb2_edu_driver);
+
+MODULE_IMPORT_NS(DMA_BUF);
+MODULE_DESCRIPTION("QEMU edu as a DMA peer of dlb2 producer ports (test)");
+MODULE_LICENSE("GPL");

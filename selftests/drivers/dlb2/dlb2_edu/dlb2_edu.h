@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * dlb2_edu: a test driver for QEMU's "edu" device that makes its DMA engine
+ * write into a DLB producer port through dlb2's peer-to-peer interface
+ * (include/linux/dlb2_p2p.h), standing in for a NIC.  Interface of
+ * /dev/dlb2_edu, shared by the module and the kselftest dlb2_p2p.
+ */
+#ifndef DLB2_EDU_H
+#define DLB2_EDU_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* struct dlb2_edu_dma.flags */
+#define DLB2_EDU_RAW_BUS_ADDR	0x1	/* DMA to the BAR's bus address, no
+					   IOMMU mapping (faults if translated) */
+
+/**
+ * struct dlb2_edu_dma - one DMA of @len bytes into a producer port
+ * @va: user address in the caller's producer-port mapping
+ * @len: bytes, 16..64, a multiple of 16 (one to four HCWs)
+ * @domain_id: domain the port must belong to, or -1
+ * @flags: DLB2_EDU_*
+ * @dma_addr: out: the address the edu device wrote to
+ * @data: the HCWs
+ */
+struct dlb2_edu_dma {
+	__u64 va;
+	__u32 len;
+	__s32 domain_id;
+	__u32 flags;
+	__u32 reserved;
+	__u64 dma_addr;
+	__u8 data[64];
+};
+
+/**
+ * struct dlb2_edu_pin - keep a pin on a producer port
+ * @va: user address in the caller's producer-port mapping
+ * @len: bytes
+ * @revoked: out (DLB2_EDU_PIN_STATE): revoke callbacks seen for the pin
+ */
+struct dlb2_edu_pin {
+	__u64 va;
+	__u32 len;
+	__u32 revoked;
+};
+
+/**
+ * struct dlb2_edu_dmabuf - a DMA into a dma-buf exported by a dlb2 port
+ * @fd: the dma-buf (DLB2_IOC_EXPORT_DMABUF)
+ * @len: bytes, 16..64, a multiple of 16
+ * @moves: out (DLB2_EDU_DMABUF_STATE): move notifications seen
+ * @reserved: 0
+ * @dma_addr: out: the address the edu device wrote to
+ * @data: the HCWs
+ */
+struct dlb2_edu_dmabuf {
+	__s32 fd;
+	__u32 len;
+	__u32 moves;
+	__u32 reserved;
+	__u64 dma_addr;
+	__u8 data[64];
+};
+
+#define DLB2_EDU_MAGIC		0xd3
+/* Pin, map, DMA, unmap, unpin. */
+#define DLB2_EDU_DMA		_IOWR(DLB2_EDU_MAGIC, 0, struct dlb2_edu_dma)
+/* Pin and keep the pin (one per open file). */
+#define DLB2_EDU_PIN		_IOW(DLB2_EDU_MAGIC, 1, struct dlb2_edu_pin)
+/* The kept pin: revoke callbacks seen; -ENODEV once revoked when mapped. */
+#define DLB2_EDU_PIN_STATE	_IOR(DLB2_EDU_MAGIC, 2, struct dlb2_edu_pin)
+/* DMA len bytes of data through the kept pin. */
+#define DLB2_EDU_PIN_DMA	_IOWR(DLB2_EDU_MAGIC, 3, struct dlb2_edu_dma)
+
+/* Attach to the dma-buf @fd as a dynamic peer-to-peer importer and keep it
+ * attached (one per open file), then DMA through it as long as it lives. */
+#define DLB2_EDU_DMABUF_ATTACH	_IOW(DLB2_EDU_MAGIC, 4, struct dlb2_edu_dmabuf)
+#define DLB2_EDU_DMABUF_DMA	_IOWR(DLB2_EDU_MAGIC, 5, struct dlb2_edu_dmabuf)
+#define DLB2_EDU_DMABUF_STATE	_IOR(DLB2_EDU_MAGIC, 6, struct dlb2_edu_dmabuf)
+
+#endif /* DLB2_EDU_H */

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dlb2 peer-to-peer tests: QEMU's edu device, driven by the test module
+ * dlb2_edu.ko, DMA-writes HCWs into a producer port through the mapping
+ * dlb2's P2P interface gives it (none, pass-through or translated IOMMU),
+ * and a consumer dequeues them.  Also: the IOMMU mode in sysfs, a raw
+ * (unmapped) DMA faulting in translated mode, the refusals (not a dlb2
+ * mapping, wider than one window, another domain's port, a disabled
+ * domain's port, a path the PCI topology check rejects unless overridden),
+ * and revocation of a held pin on domain disable and on unbind.
+ *
+ * Needs a DLB device, dlb2.ko, an edu device and dlb2_edu.ko; skips
+ * otherwise.  DLB2_IOMMU (off|pt|dma), when set by the VM harness, is the
+ * IOMMU mode the VM was booted with.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <x86intrin.h>
+
+#include <linux/dlb2.h>
+
+#include "kselftest_harness.h"
+#include "dlb2_lib.h"
+#include "dlb2_edu/dlb2_edu.h"
+
+FIXTURE(p2p) {
+	char bdf[NAME_MAX + 1];
+	const char *version;
+	char pci[PATH_MAX];
+	char dom[PATH_MAX];
+	char dom2[PATH_MAX];
+	long dev_id;
+	int edu;
+	int pfd, cfd;			/* producer port p, consumer port c */
+	void *pp;
+	volatile uint8_t *cq;
+	struct dlb2_port_info cinfo;
+	unsigned int cq_idx;
+};
+
+static int make_domain(const char *dom)
+{
+	char path[PATH_MAX];
+	int ret = mkdir_e(dom);
+
+	ret = ret ?: cfs_add_queue(dom, "dq", "dir");
+	ret = ret ?: cfs_add_port(dom, "c", "dir");
+	ret = ret ?: write_attr(pathf(path, "%s/ports/c", dom), "cq_depth", "64");
+	ret = ret ?: cfs_link(dom, "c", "dq");
+	ret = ret ?: cfs_add_port(dom, "p", "dir");
+	ret = ret ?: write_attr(dom, "dir_credits", "256");
+	return ret ?: write_attr(dom, "enable", "1");
+}
+
+static int open_ports(struct _test_data_p2p *self)
+{
+	char node[PATH_MAX];
+
+	self->pfd = open(pathf(node, "/dev/dlb2/%ld/kp2p/p", self->dev_id), O_RDWR);
+	self->cfd = open(pathf(node, "/dev/dlb2/%ld/kp2p/c", self->dev_id), O_RDWR);
+	if (self->pfd < 0 || self->cfd < 0 ||
+	    ioctl(self->cfd, DLB2_IOC_PORT_INFO, &self->cinfo))
+		return -errno;
+	self->pp = mmap(NULL, DLB2_PP_SIZE, PROT_WRITE, MAP_SHARED, self->pfd,
+			DLB2_MMAP_PP_OFFSET);
+	self->cq = mmap(NULL, self->cinfo.cq_size, PROT_READ, MAP_SHARED,
+			self->cfd, DLB2_MMAP_CQ_OFFSET);
+	self->cq_idx = 0;
+	return self->pp == MAP_FAILED || self->cq == MAP_FAILED ? -errno : 0;
+}
+
+static void close_ports(struct _test_data_p2p *self)
+{
+	if (self->pp && self->pp != MAP_FAILED)
+		munmap(self->pp, DLB2_PP_SIZE);
+	if (self->cq && self->cq != MAP_FAILED)
+		munmap((void *)self->cq, self->cinfo.cq_size);
+	if (self->pfd >= 0)
+		close(self->pfd);
+	if (self->cfd >= 0)
+		close(self->cfd);
+	self->pp = NULL;
+	self->cq = NULL;
+	self->pfd = self->cfd = -1;
+}
+
+FIXTURE_SETUP(p2p)
+{
+	self->pfd = self->cfd = self->edu = -1;
+	self->version = dlb2_find_device(self->bdf, sizeof(self->bdf));
+	if (!self->version)
+		SKIP(return, "no DLB 2.0/2.5 PF present");
+	self->edu = open("/dev/dlb2_edu", O_RDWR);
+	if (self->edu < 0) {
+		self->version = NULL;
+		SKIP(return, "no /dev/dlb2_edu (edu device and dlb2_edu.ko needed)");
+	}
+	pathf(self->pci, PCI_DEVICES "/%s", self->bdf);
+	self->dev_id = read_num(self->pci, "dev_id");
+	pathf(self->dom, CONFIGFS_DLB2 "/dlb2_%ld/kp2p", self->dev_id);
+	pathf(self->dom2, CONFIGFS_DLB2 "/dlb2_%ld/kp2p2", self->dev_id);
+	cfs_domain_destroy(self->dom);
+	cfs_domain_destroy(self->dom2);
+	ASSERT_EQ(0, make_domain(self->dom));
+	ASSERT_EQ(0, open_ports(self));
+	ASSERT_EQ(0, write_attr(self->pci, "p2p_override", "1"));
+}
+
+FIXTURE_TEARDOWN(p2p)
+{
+	char drv[NAME_MAX + 1];
+
+	if (!self->version)
+		return;
+	close_ports(self);
+	close(self->edu);
+	pci_driver_of(self->bdf, drv, sizeof(drv));
+	if (!drv[0])
+		sysfs_write(DLB2_DRIVER "/bind", self->bdf);
+	write_attr(self->pci, "p2p_override", "0");
+	cfs_domain_destroy(self->dom);
+	cfs_domain_destroy(self->dom2);
+}
+
+/* Four NEW HCWs for queue @qid with payloads base..base+3. */
+static void hcws(struct dlb2_edu_dma *d, unsigned int qid, uint64_t base)
+{
+	struct dlb2_hcw h[4];
+	unsigned int i;
+
+	memset(h, 0, sizeof(h));
+	for (i = 0; i < 4; i++) {
+		h[i].data = base + i;
+		h[i].qid = qid;
+		h[i].sched = DLB2_SCHED(DLB2_SCHED_DIRECTED, 0);
+		h[i].cmd = DLB2_CMD_NEW;
+	}
+	d->len = sizeof(h);
+	memcpy(d->data, h, sizeof(h));
+}
+
+/* The consumer's next QE within @ms, returning its token; 0 if none. */
+static int next_qe(struct _test_data_p2p *self, uint64_t *data, int ms)
+{
+	struct dlb2_hcw pop = { .cmd = DLB2_CMD_BAT_T };
+	unsigned int n = self->cinfo.cq_entries;
+	volatile uint8_t *e;
+	void *cpp;
+	int i;
+
+	for (i = 0; i < ms; i++) {
+		e = self->cq + (self->cq_idx % n) * self->cinfo.cq_stride;
+		if ((e[15] & DLB2_CQ_GEN) == !((self->cq_idx / n) & 1))
+			break;
+		usleep(1000);
+	}
+	if (i == ms)
+		return 0;
+	__sync_synchronize();
+	*data = *(volatile uint64_t *)e;
+	self->cq_idx++;
+	/* Return the token through c's own producer port. */
+	cpp = mmap(NULL, DLB2_PP_SIZE, PROT_WRITE, MAP_SHARED, self->cfd,
+		   DLB2_MMAP_PP_OFFSET);
+	if (cpp != MAP_FAILED) {
+		_mm_store_si128(cpp, _mm_loadu_si128((__m128i *)&pop));
+		_mm_sfence();
+		munmap(cpp, DLB2_PP_SIZE);
+	}
+	return 1;
+}
+
+static const char *iommu_mode_expected(void)
+{
+	const char *m = getenv("DLB2_IOMMU");
+
+	if (!m)
+		return NULL;
+	if (!strcmp(m, "pt"))
+		return "identity";
+	if (!strcmp(m, "dma"))
+		return "dma";
+	return "none";
+}
+
+TEST_F(p2p, iommu_mode_in_sysfs)
+{
+	const char *want = iommu_mode_expected();
+	char mode[32], type[32], path[PATH_MAX];
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, read_attr(self->pci, "iommu_mode", mode, sizeof(mode)));
+	/* Consistent with the IOMMU core's view of the device's group. */
+	if (read_attr(self->pci, "iommu_group/type", type, sizeof(type))) {
+		EXPECT_STREQ("none", mode);
+	} else if (!strcmp(type, "identity")) {
+		EXPECT_STREQ("identity", mode);
+	} else {
+		EXPECT_STREQ("dma", mode) {
+			TH_LOG("group type %s", type);
+		}
+	}
+	if (!want)
+		SKIP(return, "DLB2_IOMMU not set (not run by the VM harness)");
+	EXPECT_STREQ(want, mode);
+	(void)path;
+}
+
+TEST_F(p2p, edu_dma_enqueues)
+{
+	struct dlb2_edu_dma d = { .domain_id = -1 };
+	unsigned int k, i;
+	uint64_t data;
+
+	if (!self->version)
+		return;
+	for (k = 0; k < 10; k++) {
+		d.va = (uintptr_t)self->pp;
+		hcws(&d, self->cinfo.dir_queue_id, 1000 + 4 * k);
+		if (ioctl(self->edu, DLB2_EDU_DMA, &d))
+			TH_LOG("DMA %u: %s", k, strerror(errno));
+		ASSERT_EQ(0, d.dma_addr ? 0 : -1);
+		for (i = 0; i < 4; i++) {
+			ASSERT_EQ(1, next_qe(self, &data, 2000));
+			EXPECT_EQ(1000 + 4 * k + i, data);
+		}
+	}
+	EXPECT_EQ(0, next_qe(self, &data, 200));
+}
+
+TEST_F(p2p, topology_refusal_names_the_reason)
+{
+	struct dlb2_edu_dma d = { .domain_id = -1 };
+	uint64_t data;
+	FILE *log;
+	char line[512];
+	bool named = false;
+	int ret;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, write_attr(self->pci, "p2p_override", "0"));
+	ASSERT_EQ(0, system("dmesg -C"));
+	d.va = (uintptr_t)self->pp;
+	hcws(&d, self->cinfo.dir_queue_id, 1);
+	ret = ioctl(self->edu, DLB2_EDU_DMA, &d);
+	if (!ret) {
+		ASSERT_EQ(1, next_qe(self, &data, 2000));
+		SKIP(return, "the PCI topology allows peer-to-peer here");
+	}
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(0, next_qe(self, &data, 300));
+	log = popen("dmesg", "r");
+	ASSERT_NE(NULL, log);
+	while (fgets(line, sizeof(line), log))
+		named |= strstr(line, "p2p refused") && strstr(line, "P2PDMA allow list") &&
+			 strstr(line, "p2p_override");
+	pclose(log);
+	EXPECT_TRUE(named);
+	/* The administrator's override makes it work. */
+	ASSERT_EQ(0, write_attr(self->pci, "p2p_override", "1"));
+	EXPECT_EQ(0, ioctl(self->edu, DLB2_EDU_DMA, &d));
+	ASSERT_EQ(1, next_qe(self, &data, 2000));
+	EXPECT_EQ(1, data);
+}
+
+TEST_F(p2p, unmapped_dma_faults_when_translated)
+{
+	struct dlb2_edu_dma d = { .domain_id = -1, .flags = DLB2_EDU_RAW_BUS_ADDR };
+	char mode[32];
+	uint64_t data;
+	unsigned int i;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, read_attr(self->pci, "iommu_mode", mode, sizeof(mode)));
+	d.va = (uintptr_t)self->pp;
+	hcws(&d, self->cinfo.dir_queue_id, 500);
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMA, &d));
+	if (!strcmp(mode, "dma")) {
+		/* No IOMMU mapping for the BAR: the write faults, nothing lands. */
+		EXPECT_EQ(0, next_qe(self, &data, 500));
+	} else {
+		/* Untranslated: the bus address is the BAR. */
+		for (i = 0; i < 4; i++) {
+			ASSERT_EQ(1, next_qe(self, &data, 2000));
+			EXPECT_EQ(500 + i, data);
+		}
+	}
+}
+
+TEST_F(p2p, refusals)
+{
+	struct dlb2_edu_dma d = { .domain_id = -1 };
+	struct dlb2_edu_pin pin = { 0 };
+	char path[PATH_MAX], node[PATH_MAX];
+	void *heap = aligned_alloc(4096, 4096);
+	uint64_t data;
+	long other;
+	int fd2;
+	void *pp2;
+
+	if (!self->version)
+		return;
+	hcws(&d, self->cinfo.dir_queue_id, 9);
+	/* Not a dlb2 producer-port mapping. */
+	d.va = (uintptr_t)heap;
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_DMA, &d));
+	EXPECT_EQ(EINVAL, errno);
+	d.va = (uintptr_t)self->cq;
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_DMA, &d));
+	EXPECT_EQ(EINVAL, errno);
+	/* Wider than one producer port. */
+	pin.va = (uintptr_t)self->pp;
+	pin.len = 2 * DLB2_PP_SIZE;
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_PIN, &pin));
+	EXPECT_EQ(EINVAL, errno);
+	/* Another domain's port. */
+	ASSERT_EQ(0, make_domain(self->dom2));
+	other = read_num(self->dom2, "id");
+	d.va = (uintptr_t)self->pp;
+	d.domain_id = other;
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_DMA, &d));
+	EXPECT_EQ(EACCES, errno);
+	d.domain_id = read_num(self->dom, "id");
+	EXPECT_EQ(0, ioctl(self->edu, DLB2_EDU_DMA, &d));
+	EXPECT_EQ(1, next_qe(self, &data, 2000));
+	/* A port of a disabled domain. */
+	fd2 = open(pathf(node, "/dev/dlb2/%ld/kp2p2/p", self->dev_id), O_RDWR);
+	ASSERT_LE(0, fd2);
+	pp2 = mmap(NULL, DLB2_PP_SIZE, PROT_WRITE, MAP_SHARED, fd2, 0);
+	ASSERT_NE(MAP_FAILED, pp2);
+	ASSERT_EQ(0, write_attr(self->dom2, "enable", "0"));
+	d.va = (uintptr_t)pp2;
+	d.domain_id = -1;
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_DMA, &d));
+	EXPECT_EQ(ENODEV, errno);
+	munmap(pp2, DLB2_PP_SIZE);
+	close(fd2);
+	free(heap);
+	(void)path;
+}
+
+/* A held pin is revoked on disable: the holder hears of it, DMA stops. */
+static void check_pin_revoked(struct __test_metadata *_metadata,
+			      struct _test_data_p2p *self, bool unbind)
+{
+	struct dlb2_edu_dma d = { .domain_id = -1 };
+	struct dlb2_edu_pin pin = { .len = 64 };
+	uint64_t data;
+	unsigned int i;
+
+	pin.va = (uintptr_t)self->pp;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN, &pin));
+	hcws(&d, self->cinfo.dir_queue_id, 70);
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_DMA, &d));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(1, next_qe(self, &data, 2000));
+		EXPECT_EQ(70 + i, data);
+	}
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_STATE, &pin));
+	EXPECT_EQ(0, pin.revoked);
+	if (unbind) {
+		ASSERT_EQ(0, sysfs_write(DLB2_DRIVER "/unbind", self->bdf));
+	} else {
+		ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	}
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_STATE, &pin));
+	EXPECT_EQ(1, pin.revoked);
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_PIN_DMA, &d));
+	EXPECT_EQ(ENODEV, errno);
+}
+
+TEST_F(p2p, disable_revokes_pins)
+{
+	if (!self->version)
+		return;
+	check_pin_revoked(_metadata, self, false);
+}
+
+TEST_F(p2p, unbind_revokes_pins)
+{
+	if (!self->version)
+		return;
+	check_pin_revoked(_metadata, self, true);
+}
+
+/* The producer port as a dma-buf, imported by the edu device. */
+TEST_F(p2p, dmabuf_export_import_revoke)
+{
+	struct dlb2_edu_dmabuf d = { 0 };
+	struct dlb2_edu_dma tmp;
+	uint64_t data;
+	unsigned int i;
+	int buf;
+
+	if (!self->version)
+		return;
+	EXPECT_EQ(-1, ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, 0x4));
+	EXPECT_EQ(EINVAL, errno);
+	buf = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	ASSERT_LE(0, buf);
+	/* Only a dma-buf, not its memory, reaches user space. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, buf, 0));
+	d.fd = buf;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_ATTACH, &d));
+	hcws(&tmp, self->cinfo.dir_queue_id, 300);
+	d.len = tmp.len;
+	memcpy(d.data, tmp.data, sizeof(d.data));
+	if (ioctl(self->edu, DLB2_EDU_DMABUF_DMA, &d))
+		TH_LOG("dma-buf DMA: %s", strerror(errno));
+	ASSERT_NE(0, d.dma_addr);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(1, next_qe(self, &data, 2000));
+		EXPECT_EQ(300 + i, data);
+	}
+	EXPECT_EQ(0, d.moves);
+	/* Disabling the domain revokes it: the importer is told, maps fail. */
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_STATE, &d));
+	EXPECT_EQ(1, d.moves);
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_DMABUF_DMA, &d));
+	EXPECT_EQ(ENODEV, errno);
+	/* And the dead port exports nothing more. */
+	EXPECT_EQ(-1, ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, 0));
+	EXPECT_EQ(ENODEV, errno);
+	close(buf);
+}
+
+TEST_HARNESS_MAIN
