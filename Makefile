@@ -26,7 +26,7 @@ VM_KSRC = $(VM_KDIR)/source
 VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # Module sources: only these (Kbuild files, .c, .h) are linked into VM_MODDIR,
 # never build products of an in-tree `make modules`.
-MODULE_SRCS = Kbuild dlb2 include selftests/drivers/dlb2/dlb2_edu
+MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
 .PHONY: all modules check check-debug demo selftests tools vm-kernel vm-qemu vm-modules clean help
 
