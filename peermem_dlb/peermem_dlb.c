@@ -161,6 +161,30 @@ static void pm_put_pages(struct sg_table *sg_head, void *client_context)
 	sg_free_table(sg_head);
 }
 
+#ifdef PEER_MEM_CPU_OPS
+/*
+ * For RDMA devices that access memory with the CPU (rxe): a kernel mapping
+ * of the window's page, valid until dma_unmap().
+ */
+static void __iomem *pm_get_cpu_addr(void *client_context, unsigned long addr)
+{
+	struct pm_ctx *ctx = client_context;
+	struct dlb2_p2p_info info;
+	void __iomem *va = dlb2_p2p_cpu_addr(ctx->p2p);
+
+	if (!va)
+		return NULL;
+	dlb2_p2p_info(ctx->p2p, &info);
+	return va - info.offset;
+}
+
+/* Producer ports cannot be read: RDMA READs of the MR fail. */
+static const struct peer_memory_cpu_ops pm_cpu_ops = {
+	.get_cpu_addr = pm_get_cpu_addr,
+	.flags = PEER_MEM_CPU_NO_READ,
+};
+#endif
+
 static unsigned long pm_get_page_size(void *client_context)
 {
 	return PAGE_SIZE;
@@ -231,8 +255,13 @@ static int __init peermem_dlb_init(void)
 	ret = sysfs_create_group(pm_kobj, &pm_group);
 	if (ret)
 		goto err_kobj;
+#ifdef PEER_MEM_CPU_OPS
+	reg_handle = ib_register_peer_memory_client_cpu(&pm_client.client,
+							&pm_cpu_ops, &invalidate);
+#else
 	reg_handle = ib_register_peer_memory_client(&pm_client.client,
 						    &invalidate);
+#endif
 	if (!reg_handle) {
 		ret = -EINVAL;
 		goto err_kobj;

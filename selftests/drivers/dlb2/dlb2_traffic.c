@@ -361,7 +361,7 @@ static struct run *new_run(unsigned int per_producer, uint8_t sched)
 	return r;
 }
 
-TEST_F(tr, directed_many_producers)
+TEST_F_TIMEOUT(tr, directed_many_producers, 300)
 {
 	long alarms;
 	struct run *r;
@@ -384,7 +384,7 @@ TEST_F(tr, directed_many_producers)
 	close_all(r, 1);
 }
 
-TEST_F(tr, unordered_many_consumers)
+TEST_F_TIMEOUT(tr, unordered_many_consumers, 300)
 {
 	struct run *r;
 	long alarms;
@@ -402,7 +402,7 @@ TEST_F(tr, unordered_many_consumers)
 	close_all(r, CONSUMERS);
 }
 
-TEST_F(tr, atomic_flows_stay_in_one_cq)
+TEST_F_TIMEOUT(tr, atomic_flows_stay_in_one_cq, 300)
 {
 	struct run *r;
 	long alarms;
@@ -455,7 +455,7 @@ static void *ordered_worker(void *arg)
 	return NULL;
 }
 
-TEST_F(tr, ordered_egress_in_ingress_order)
+TEST_F_TIMEOUT(tr, ordered_egress_in_ingress_order, 300)
 {
 	const unsigned int n = 20000;
 	struct ordered o[CONSUMERS];
@@ -570,7 +570,7 @@ static void check_priority(struct __test_metadata *_metadata, int dev,
 	dlb2_port_close(c);
 }
 
-TEST_F(tr, link_priority_decides_who_is_served_first)
+TEST_F_TIMEOUT(tr, link_priority_decides_who_is_served_first, 300)
 {
 	if (!self->version)
 		return;
@@ -585,7 +585,7 @@ TEST_F(tr, link_priority_decides_who_is_served_first)
 	check_priority(_metadata, self->dev, 7, 0);
 }
 
-TEST_F(tr, cq_depth_bounds_outstanding_qes)
+TEST_F_TIMEOUT(tr, cq_depth_bounds_outstanding_qes, 300)
 {
 	struct dlb2_port_opts opts = { .flags = DLB2_OPEN_DEFER_POP };
 	struct dlb2_cq_entry e[32];
@@ -641,7 +641,7 @@ TEST_F(tr, cq_depth_bounds_outstanding_qes)
 
 /* ---- credits ------------------------------------------------------------ */
 
-TEST_F(tr, no_enqueue_without_credit)
+TEST_F_TIMEOUT(tr, no_enqueue_without_credit, 300)
 {
 	struct dlb2_port_opts opts = { .quanta = 8 };
 	long alarms, illegal_enq;
@@ -712,7 +712,7 @@ static void *wait_thread(void *arg)
 	return NULL;
 }
 
-TEST_F(tr, blocking_wait_wakes_on_interrupt)
+TEST_F_TIMEOUT(tr, blocking_wait_wakes_on_interrupt, 300)
 {
 	struct timespec sent;
 	struct dlb2_cq_entry e;
@@ -753,7 +753,7 @@ TEST_F(tr, blocking_wait_wakes_on_interrupt)
 
 /* ---- links changed while the domain runs ------------------------------ */
 
-TEST_F(tr, relink_while_enabled)
+TEST_F_TIMEOUT(tr, relink_while_enabled, 300)
 {
 	struct dlb2_port *p, *c;
 	struct dlb2_cq_entry e;

@@ -42,7 +42,7 @@
 struct dlb2_edu {
 	struct pci_dev *pdev;
 	void __iomem *regs;
-	struct mutex lock;
+	struct mutex lock;	/* see the kernel-doc above */
 	void *buf;
 	dma_addr_t buf_dma;
 };

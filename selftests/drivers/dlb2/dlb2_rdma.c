@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AccDirect over Soft-RoCE: a server in the root network namespace
+ * registers a DLB producer port (ibv_reg_mr through peermem_dlb) and the
+ * domain's credit word; a client in another namespace, over rxe on a veth
+ * pair, takes credits with RDMA READ + compare-and-swap and RDMA-WRITEs
+ * QEs (four per 64-byte write) into the port; the server's consumer
+ * dequeues them.  Checked exactly: every payload and size, in order, none
+ * lost; the credit pool conserved with CPU threads and the remote side
+ * taking and giving concurrently; MR refusals; revocation (domain disable
+ * while the client writes: its writes fail with a remote access error and
+ * nothing lands).
+ *
+ * Needs: a DLB, dlb2.ko, rdma_rxe, peermem_dlb.ko (a kernel with the
+ * peer-memory interface and rxe peer-memory support, patches/linux/), and
+ * rxe atomics that are global (patch 3) for the credit tests.  Skips with
+ * the reason otherwise.  DLB2_RDMA_QES sets the QE count (default 100000).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <rdma/rdma_cma.h>
+
+#include "libdlb2.h"
+#include "libdlb2_rdma.h"
+
+#include "kselftest_harness.h"
+#include "dlb2_lib.h"
+
+#define DOM		"krdma"
+#define NETNS		"dlb2kst"
+#define SRV_IP		"10.77.0.1"
+#define CLI_IP		"10.77.0.2"
+#define TCP_PORT	7471
+
+/* What the server tells the client when it accepts (private data). */
+struct wire {
+	uint64_t pp_addr;
+	uint64_t credit_addr;
+	uint32_t pp_rkey;
+	uint32_t credit_rkey;
+	uint32_t qid;
+	uint32_t count;
+	uint32_t mode;
+	uint32_t pad;
+};
+
+enum { MODE_ENQUEUE, MODE_CREDITS, MODE_UNTIL_REVOKED };
+
+/* Client exit codes. */
+enum { C_OK, C_SETUP, C_CONNECT, C_NOGLOB, C_RDMA, C_REVOKED };
+
+static int sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+static void net_down(void)
+{
+	sh("rdma link del dlb2rxe0 2>/dev/null; ip netns exec " NETNS
+	   " rdma link del dlb2rxe1 2>/dev/null; ip link del dlb2v0 2>/dev/null;"
+	   " ip netns del " NETNS " 2>/dev/null");
+}
+
+static int net_up(void)
+{
+	net_down();
+	return sh("set -e; ip netns add " NETNS ";"
+		  " ip link add dlb2v0 type veth peer name dlb2v1;"
+		  " ip link set dlb2v1 netns " NETNS ";"
+		  " ip addr add " SRV_IP "/24 dev dlb2v0; ip link set dlb2v0 up;"
+		  " ip -n " NETNS " addr add " CLI_IP "/24 dev dlb2v1;"
+		  " ip -n " NETNS " link set dlb2v1 up; ip -n " NETNS " link set lo up;"
+		  " rdma link add dlb2rxe0 type rxe netdev dlb2v0;"
+		  " ip netns exec " NETNS " rdma link add dlb2rxe1 type rxe netdev dlb2v1");
+}
+
+FIXTURE(rdma) {
+	char bdf[NAME_MAX + 1];
+	const char *version;
+	char pci[PATH_MAX];
+	char dom[PATH_MAX];
+	int dev;
+	unsigned int count;
+	struct dlb2_port *c;		/* consumer (libdlb2) */
+	int pfd;			/* producer port, for its window */
+	void *pp;
+};
+
+FIXTURE_SETUP(rdma)
+{
+	const char *env = getenv("DLB2_RDMA_QES");
+	char path[PATH_MAX];
+
+	self->pfd = -1;
+	self->count = env ? strtoul(env, NULL, 0) : 100000;
+	self->version = dlb2_find_device(self->bdf, sizeof(self->bdf));
+	if (!self->version)
+		SKIP(return, "no DLB 2.0/2.5 PF present");
+	if (sh("modprobe rdma_rxe 2>/dev/null") || net_up()) {
+		self->version = NULL;
+		net_down();
+		SKIP(return, "cannot set up rxe over a veth pair between namespaces");
+	}
+	pathf(self->pci, PCI_DEVICES "/%s", self->bdf);
+	self->dev = read_num(self->pci, "dev_id");
+	pathf(self->dom, CONFIGFS_DLB2 "/dlb2_%d/" DOM, self->dev);
+	cfs_domain_destroy(self->dom);
+	ASSERT_EQ(0, mkdir_e(self->dom));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "dq", "dir"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "c", "dir"));
+	ASSERT_EQ(0, write_attr(pathf(path, "%s/ports/c", self->dom), "cq_depth", "1024"));
+	ASSERT_EQ(0, cfs_link(self->dom, "c", "dq"));
+	ASSERT_EQ(0, cfs_add_port(self->dom, "p", "dir"));
+	ASSERT_EQ(0, write_attr(self->dom, "dir_credits", "256"));
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM, "c", NULL, &self->c));
+	self->pfd = open(pathf(path, "/dev/dlb2/%d/" DOM "/p", self->dev), O_RDWR);
+	ASSERT_LE(0, self->pfd);
+	self->pp = mmap(NULL, DLB2_PP_SIZE, PROT_WRITE, MAP_SHARED, self->pfd,
+			DLB2_MMAP_PP_OFFSET);
+	ASSERT_NE(MAP_FAILED, self->pp);
+}
+
+FIXTURE_TEARDOWN(rdma)
+{
+	if (!self->version)
+		return;
+	if (self->pp && self->pp != MAP_FAILED)
+		munmap(self->pp, DLB2_PP_SIZE);
+	if (self->pfd >= 0)
+		close(self->pfd);
+	dlb2_port_close(self->c);
+	cfs_domain_destroy(self->dom);
+	net_down();
+}
+
+/* ---- the client, in the other namespace ------------------------------- */
+
+static int wait_event(struct rdma_event_channel *ch, enum rdma_cm_event_type want,
+		      struct wire *w)
+{
+	struct rdma_cm_event *ev;
+	int ok;
+
+	if (rdma_get_cm_event(ch, &ev))
+		return -1;
+	ok = ev->event == want;
+	if (ok && w && ev->param.conn.private_data_len >= sizeof(*w))
+		memcpy(w, ev->param.conn.private_data, sizeof(*w));
+	rdma_ack_cm_event(ev);
+	return ok ? 0 : -1;
+}
+
+static int client(unsigned int force_atomics)
+{
+	struct rdma_event_channel *ch;
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 16, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param cp = { .responder_resources = 4,
+				      .initiator_depth = 4, .retry_count = 3 };
+	struct sockaddr_in dst = { .sin_family = AF_INET,
+				   .sin_port = htons(TCP_PORT) };
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct dlb2_rc rc = { 0 };
+	struct dlb2_hcw h[4];
+	struct wire w;
+	uint64_t seq = 0;
+	int fd, ret, k;
+
+	fd = open("/var/run/netns/" NETNS, O_RDONLY);
+	if (fd < 0 || setns(fd, CLONE_NEWNET))
+		return C_SETUP;
+	inet_pton(AF_INET, SRV_IP, &dst.sin_addr);
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) ||
+	    wait_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
+	    rdma_resolve_route(id, 2000) ||
+	    wait_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL))
+		return C_CONNECT;
+	pd = ibv_alloc_pd(id->verbs);
+	cq = pd ? ibv_create_cq(id->verbs, 32, NULL, NULL, 0) : NULL;
+	qpa.send_cq = qpa.recv_cq = cq;
+	if (!cq || rdma_create_qp(id, pd, &qpa) || rdma_connect(id, &cp) ||
+	    wait_event(ch, RDMA_CM_EVENT_ESTABLISHED, &w))
+		return C_CONNECT;
+	ret = dlb2_rc_init(&rc, pd, id->qp, cq, force_atomics ? DLB2_RC_FORCE : 0);
+	if (ret == -EOPNOTSUPP)
+		return C_NOGLOB;
+	if (ret)
+		return C_SETUP;
+	rc.pp_addr = w.pp_addr;
+	rc.pp_rkey = w.pp_rkey;
+	rc.credit_addr = w.credit_addr;
+	rc.credit_rkey = w.credit_rkey;
+
+	if (w.mode == MODE_CREDITS) {
+		/* take and give back, concurrently with the server's CPUs */
+		for (seq = 0; seq < w.count; seq++) {
+			ret = dlb2_rc_take(&rc, 1);
+			if (ret < 0)
+				return C_RDMA;
+			if (ret && dlb2_rc_give(&rc, 1))
+				return C_RDMA;
+		}
+		return C_OK;
+	}
+	while (w.mode == MODE_UNTIL_REVOKED || seq < w.count) {
+		ret = dlb2_rc_take(&rc, 4);
+		if (ret == -EACCES)
+			return C_REVOKED;
+		if (ret < 0)
+			return C_RDMA;
+		if (!ret) {
+			sched_yield();
+			continue;
+		}
+		memset(h, 0, sizeof(h));
+		for (k = 0; k < 4; k++, seq++) {
+			h[k].data = 0x10000000ull + seq * 64;	/* "payload pointer" */
+			h[k].opaque = 64 + seq % 1400;		/* "payload size" */
+			h[k].qid = w.qid;
+			h[k].sched = DLB2_SCHED(DLB2_SCHED_DIRECTED, 0);
+			h[k].cmd = DLB2_CMD_NEW;
+		}
+		ret = dlb2_rc_enqueue(&rc, h, 4);
+		if (ret == -EACCES)
+			return C_REVOKED;
+		if (ret)
+			return C_RDMA;
+	}
+	rdma_disconnect(id);
+	return C_OK;
+}
+
+/* ---- the server ------------------------------------------------------- */
+
+struct server {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *listen, *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *pp_mr, *credit_mr;
+	int reg_errno;
+	pid_t client;
+};
+
+/* Listen, start the client, register the MRs, accept. */
+static int serve(struct server *s, FIXTURE_DATA(rdma) *self, uint32_t mode,
+		 uint32_t count, unsigned int force)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(TCP_PORT) };
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param cp = { .responder_resources = 4,
+				      .initiator_depth = 4 };
+	unsigned int pool = self->c->info.num_pools == 2 ? DLB2_CREDIT_POOL_DIR : 0;
+	struct rdma_cm_event *ev;
+	struct wire w = { 0 };
+
+	memset(s, 0, sizeof(*s));
+	inet_pton(AF_INET, SRV_IP, &a.sin_addr);
+	s->ch = rdma_create_event_channel();
+	if (!s->ch || rdma_create_id(s->ch, &s->listen, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(s->listen, (struct sockaddr *)&a) ||
+	    rdma_listen(s->listen, 1))
+		return -1;
+	s->client = fork();
+	if (!s->client)
+		_exit(client(force));
+	if (rdma_get_cm_event(s->ch, &ev) || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return -1;
+	s->id = ev->id;
+	rdma_ack_cm_event(ev);
+	s->pd = ibv_alloc_pd(s->id->verbs);
+	s->cq = ibv_create_cq(s->id->verbs, 4, NULL, NULL, 0);
+	if (!s->pd || !s->cq)
+		return -1;
+	if (mode != MODE_CREDITS) {
+		s->pp_mr = ibv_reg_mr(s->pd, self->pp, DLB2_PP_SIZE,
+				      IBV_ACCESS_LOCAL_WRITE |
+				      IBV_ACCESS_REMOTE_WRITE);
+		s->reg_errno = s->pp_mr ? 0 : errno;
+	}
+	s->credit_mr = ibv_reg_mr(s->pd, self->c->pool[pool], 8,
+				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if ((mode != MODE_CREDITS && !s->pp_mr) || !s->credit_mr) {
+		rdma_reject(s->id, NULL, 0);
+		waitpid(s->client, NULL, 0);
+		return -1;
+	}
+	qpa.send_cq = qpa.recv_cq = s->cq;
+	if (rdma_create_qp(s->id, s->pd, &qpa))
+		return -1;
+	w = (struct wire){
+		.pp_addr = (uintptr_t)self->pp,
+		.pp_rkey = s->pp_mr ? s->pp_mr->rkey : 0,
+		.credit_addr = (uintptr_t)self->c->pool[pool],
+		.credit_rkey = s->credit_mr->rkey,
+		.qid = self->c->info.dir_queue_id, .count = count, .mode = mode,
+	};
+	cp.private_data = &w;
+	cp.private_data_len = sizeof(w);
+	if (rdma_accept(s->id, &cp))
+		return -1;
+	if (rdma_get_cm_event(s->ch, &ev))
+		return -1;
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+/* The tests that register the producer port need peermem_dlb. */
+#define NEED_PEERMEM()							\
+	do {								\
+		if (access("/sys/kernel/peermem_dlb", F_OK))		\
+			SKIP(return, "peermem_dlb not loaded (needs a kernel with the peer-memory interface: patches/linux)"); \
+	} while (0)
+
+static int client_status(struct server *s)
+{
+	int st;
+
+	if (waitpid(s->client, &st, 0) != s->client || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static void unserve(struct server *s)
+{
+	if (s->id && s->id->qp)
+		rdma_destroy_qp(s->id);
+	if (s->pp_mr)
+		ibv_dereg_mr(s->pp_mr);
+	if (s->credit_mr)
+		ibv_dereg_mr(s->credit_mr);
+	if (s->cq)
+		ibv_destroy_cq(s->cq);
+	if (s->pd)
+		ibv_dealloc_pd(s->pd);
+	if (s->id)
+		rdma_destroy_id(s->id);
+	if (s->listen)
+		rdma_destroy_id(s->listen);
+	if (s->ch)
+		rdma_destroy_event_channel(s->ch);
+}
+
+TEST_F_TIMEOUT(rdma, p2p_enqueue_by_rdma_write, 900)
+{
+	struct dlb2_cq_entry e[64];
+	struct server s;
+	uint64_t got = 0, bad = 0;
+	long alarms_before;
+	char dir[PATH_MAX];
+	int n, i, st;
+
+	if (!self->version)
+		return;
+	NEED_PEERMEM();
+	pathf(dir, "%s/alarms", self->pci);
+	alarms_before = read_num(dir, "illegal_enqueue");
+	ASSERT_EQ(0, serve(&s, self, MODE_ENQUEUE, self->count, 0)) {
+		TH_LOG("server setup failed; ibv_reg_mr on the PP: %s",
+		       strerror(s.reg_errno));
+	}
+	while (got < self->count) {
+		n = dlb2_dequeue_burst(self->c, e, 64);
+		for (i = 0; i < n; i++, got++) {
+			bad += e[i].data != 0x10000000ull + got * 64;
+			bad += e[i].opaque != 64 + got % 1400;
+		}
+		if (!n && waitpid(s.client, &st, WNOHANG) == s.client) {
+			TH_LOG("client exited early with %d", WEXITSTATUS(st));
+			break;
+		}
+	}
+	EXPECT_EQ(self->count, got);
+	EXPECT_EQ(0, bad);
+	if (got == self->count)
+		EXPECT_EQ(C_OK, client_status(&s));
+	EXPECT_EQ(alarms_before, read_num(dir, "illegal_enqueue"));
+	unserve(&s);
+}
+
+TEST_F(rdma, mr_refusals)
+{
+	struct ibv_device **devs;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	char path[PATH_MAX];
+	long refused;
+	void *bar, *two;
+	int fd;
+
+	if (!self->version)
+		return;
+	NEED_PEERMEM();
+	devs = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, devs);
+	ASSERT_NE(NULL, devs[0]);
+	ctx = ibv_open_device(devs[0]);
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	ASSERT_NE(NULL, pd);
+	refused = read_num("/sys/kernel/peermem_dlb", "refused");
+	/* A device mapping that is not a dlb2 producer port: the DLB's CSRs. */
+	fd = open(pathf(path, "%s/resource2", self->pci), O_RDWR);
+	bar = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, bar);
+	EXPECT_EQ(NULL, ibv_reg_mr(pd, bar, 4096, IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE));
+	munmap(bar, 4096);
+	close(fd);
+	/* Wider than one window: two producer-port mappings side by side. */
+	two = mmap(NULL, 2 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, two);
+	ASSERT_NE(MAP_FAILED, mmap(two, 4096, PROT_WRITE, MAP_SHARED | MAP_FIXED,
+				   self->pfd, 0));
+	EXPECT_EQ(NULL, ibv_reg_mr(pd, two, 2 * 4096, IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE));
+	munmap(two, 2 * 4096);
+	/* A port of a disabled domain. */
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	EXPECT_EQ(NULL, ibv_reg_mr(pd, self->pp, 4096, IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE));
+	EXPECT_LT(refused, read_num("/sys/kernel/peermem_dlb", "refused"));
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(devs);
+}
+
+/*
+ * Revocation: the client writes until it fails; the server disables the
+ * domain meanwhile.  Its writes then fail with a remote access error, and
+ * nothing lands in the port's CQ after the disable.
+ */
+TEST_F_TIMEOUT(rdma, disable_revokes_the_mr, 300)
+{
+	struct dlb2_cq_entry e[64];
+	struct server s;
+	long invalidated;
+	uint64_t got = 0;
+
+	if (!self->version)
+		return;
+	NEED_PEERMEM();
+	invalidated = read_num("/sys/kernel/peermem_dlb", "invalidated");
+	ASSERT_EQ(0, serve(&s, self, MODE_UNTIL_REVOKED, 0, 0));
+	while (got < 400)
+		got += dlb2_dequeue_burst(self->c, e, 64);
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	EXPECT_EQ(C_REVOKED, client_status(&s));
+	EXPECT_EQ(invalidated + 1, read_num("/sys/kernel/peermem_dlb", "invalidated"));
+	/* A new domain in its place receives nothing from the old MR. */
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	dlb2_port_close(self->c);
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM, "c", NULL, &self->c));
+	usleep(300000);
+	EXPECT_EQ(0, dlb2_dequeue_burst(self->c, e, 64));
+	unserve(&s);
+}
+
+/* CPU threads and the remote side share the credit word. */
+struct cpu_arg {
+	uint64_t *word;
+	unsigned long ops;
+};
+
+static void *cpu_credits(void *p)
+{
+	struct cpu_arg *a = p;
+	unsigned long i;
+	uint64_t v;
+
+	for (i = 0; i < a->ops; i++) {
+		v = __atomic_load_n(a->word, __ATOMIC_RELAXED);
+		if (v && __atomic_compare_exchange_n(a->word, &v, v - 1, false,
+						     __ATOMIC_ACQ_REL,
+						     __ATOMIC_RELAXED))
+			__atomic_fetch_add(a->word, 1, __ATOMIC_ACQ_REL);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(rdma, credit_pool_conserved, 900)
+{
+	unsigned int pool = self->c->info.num_pools == 2 ? DLB2_CREDIT_POOL_DIR : 0;
+	uint64_t *word = self->c->pool[pool];
+	struct cpu_arg a = { word, self->count };
+	pthread_t t[2];
+	struct server s;
+	uint64_t before;
+	int st;
+
+	if (!self->version)
+		return;
+	dlb2_credits_flush(self->c);
+	before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	ASSERT_EQ(0, serve(&s, self, MODE_CREDITS, self->count, 0));
+	pthread_create(&t[0], NULL, cpu_credits, &a);
+	pthread_create(&t[1], NULL, cpu_credits, &a);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	st = client_status(&s);
+	unserve(&s);
+	if (st == C_NOGLOB)
+		SKIP(return, "rxe atomics are not global (IBV_ATOMIC_GLOB): libdlb2 refuses; patch 3 of patches/linux adds them");
+	EXPECT_EQ(C_OK, st);
+	EXPECT_EQ(before, __atomic_load_n(word, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * Without global atomics (rxe before patch 3: a load and a store under a
+ * lock of its own) the library refuses, and forcing it loses credits.
+ */
+TEST_F_TIMEOUT(rdma, non_global_atomics_refused_and_lossy, 900)
+{
+	unsigned int pool = self->c->info.num_pools == 2 ? DLB2_CREDIT_POOL_DIR : 0;
+	uint64_t *word = self->c->pool[pool];
+	struct cpu_arg a = { word, self->count };
+	pthread_t t[2];
+	struct server s;
+	uint64_t before, after;
+	int st;
+
+	if (!self->version)
+		return;
+	dlb2_credits_flush(self->c);
+	ASSERT_EQ(0, serve(&s, self, MODE_CREDITS, 1, 0));
+	st = client_status(&s);
+	unserve(&s);
+	if (st == C_OK)
+		SKIP(return, "rxe atomics are global here (patch 3 applied)");
+	EXPECT_EQ(C_NOGLOB, st);
+	/* Forced: the CPU's and rxe's updates race; some are lost. */
+	before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	ASSERT_EQ(0, serve(&s, self, MODE_CREDITS, self->count, 1));
+	pthread_create(&t[0], NULL, cpu_credits, &a);
+	pthread_create(&t[1], NULL, cpu_credits, &a);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	EXPECT_EQ(C_OK, client_status(&s));
+	unserve(&s);
+	after = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	TH_LOG("credit word %lu before, %lu after %u remote and %u CPU take/give pairs",
+	       (unsigned long)before, (unsigned long)after, self->count,
+	       2 * self->count);
+	EXPECT_NE(before, after);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libdlb2-rdma: credits by remote atomics and enqueue by RDMA WRITE
+ * (libdlb2_rdma.h).  Every operation is posted signalled and waited for:
+ * the remote side is a control loop, not a data path of its own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libdlb2_rdma.h"
+
+#define BUF_SIZE	128	/* [0]: atomic result, [8..]: one HCW line */
+
+int dlb2_rc_init(struct dlb2_rc *rc, struct ibv_pd *pd, struct ibv_qp *qp,
+		 struct ibv_cq *cq, unsigned int flags)
+{
+	struct ibv_device_attr attr;
+	int ret;
+
+	ret = ibv_query_device(pd->context, &attr);
+	if (ret)
+		return -ret;
+	if (attr.atomic_cap != IBV_ATOMIC_GLOB && !(flags & DLB2_RC_FORCE))
+		return -EOPNOTSUPP;
+	rc->qp = qp;
+	rc->cq = cq;
+	if (posix_memalign((void **)&rc->buf, 64, BUF_SIZE))
+		return -ENOMEM;
+	memset(rc->buf, 0, BUF_SIZE);
+	rc->mr = ibv_reg_mr(pd, rc->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	if (!rc->mr) {
+		ret = -errno;
+		free(rc->buf);
+		return ret;
+	}
+	return 0;
+}
+
+void dlb2_rc_fini(struct dlb2_rc *rc)
+{
+	if (rc->mr)
+		ibv_dereg_mr(rc->mr);
+	free(rc->buf);
+	rc->mr = NULL;
+	rc->buf = NULL;
+}
+
+/* Post one work request and wait for its completion. */
+static int post_wait(struct dlb2_rc *rc, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+	int n;
+
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	if (ibv_post_send(rc->qp, wr, &bad))
+		return -EIO;
+	do {
+		n = ibv_poll_cq(rc->cq, 1, &wc);
+	} while (n == 0);
+	if (n < 0)
+		return -EIO;
+	if (wc.status == IBV_WC_REM_ACCESS_ERR)
+		return -EACCES;
+	return wc.status == IBV_WC_SUCCESS ? 0 : -EIO;
+}
+
+static int atomic_op(struct dlb2_rc *rc, enum ibv_wr_opcode op,
+		     uint64_t compare_add, uint64_t swap, uint64_t *old)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rc->buf, .length = 8, .lkey = rc->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = op,
+		.wr.atomic = {
+			.remote_addr = rc->credit_addr, .rkey = rc->credit_rkey,
+			.compare_add = compare_add, .swap = swap,
+		},
+	};
+	int ret = post_wait(rc, &wr);
+
+	if (!ret)
+		*old = __atomic_load_n(rc->buf, __ATOMIC_ACQUIRE);
+	return ret;
+}
+
+static int read_word(struct dlb2_rc *rc, uint64_t *val)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rc->buf, .length = 8, .lkey = rc->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+		.wr.rdma = { .remote_addr = rc->credit_addr,
+			     .rkey = rc->credit_rkey },
+	};
+	int ret = post_wait(rc, &wr);
+
+	if (!ret)
+		*val = __atomic_load_n(rc->buf, __ATOMIC_ACQUIRE);
+	return ret;
+}
+
+int dlb2_rc_take(struct dlb2_rc *rc, uint64_t n)
+{
+	uint64_t seen, old;
+	int ret, tries;
+
+	ret = read_word(rc, &seen);
+	for (tries = 0; !ret && tries < 64; tries++) {
+		if (seen < n)
+			return 0;
+		ret = atomic_op(rc, IBV_WR_ATOMIC_CMP_AND_SWP, seen, seen - n,
+				&old);
+		if (!ret && old == seen)
+			return (int)n;
+		seen = old;	/* lost a race: CAS returned the current value */
+	}
+	return ret ? ret : 0;
+}
+
+int dlb2_rc_give(struct dlb2_rc *rc, uint64_t n)
+{
+	uint64_t old;
+
+	return atomic_op(rc, IBV_WR_ATOMIC_FETCH_AND_ADD, n, 0, &old);
+}
+
+int dlb2_rc_enqueue(struct dlb2_rc *rc, const struct dlb2_hcw *hcw,
+		    unsigned int n)
+{
+	uint8_t *line = (uint8_t *)rc->buf + 64;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)line, .length = 64, .lkey = rc->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = { .remote_addr = rc->pp_addr, .rkey = rc->pp_rkey },
+	};
+
+	if (!n || n > 4)
+		return -EINVAL;
+	/* Unused slots are NOOPs (all zero). */
+	memset(line, 0, 64);
+	memcpy(line, hcw, n * sizeof(*hcw));
+	return post_wait(rc, &wr);
+}
