@@ -5,6 +5,7 @@
  * the remote side is a control loop, not a data path of its own.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,8 +55,13 @@ static int post_wait(struct dlb2_rc *rc, struct ibv_send_wr *wr)
 	int n;
 
 	wr->send_flags |= IBV_SEND_SIGNALED;
-	if (ibv_post_send(rc->qp, wr, &bad))
+	n = ibv_post_send(rc->qp, wr, &bad);
+	if (n) {
+		if (getenv("DLB2_RC_DEBUG"))
+			fprintf(stderr, "libdlb2_rdma: posting opcode %d: %s\n",
+				wr->opcode, strerror(n));
 		return -EIO;
+	}
 	do {
 		n = ibv_poll_cq(rc->cq, 1, &wc);
 	} while (n == 0);
@@ -63,6 +69,9 @@ static int post_wait(struct dlb2_rc *rc, struct ibv_send_wr *wr)
 		return -EIO;
 	if (wc.status == IBV_WC_REM_ACCESS_ERR)
 		return -EACCES;
+	if (wc.status != IBV_WC_SUCCESS && getenv("DLB2_RC_DEBUG"))
+		fprintf(stderr, "libdlb2_rdma: opcode %d: %s (vendor error %#x)\n",
+			wr->opcode, ibv_wc_status_str(wc.status), wc.vendor_err);
 	return wc.status == IBV_WC_SUCCESS ? 0 : -EIO;
 }
 
