@@ -15,28 +15,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libdlb2.h"
 #include "tree.h"
 
 int tree_read(const char *path, char *buf, size_t len)
 {
-	ssize_t n, i;
-	int fd, err;
+	size_t i;
+	int ret = dlb2_read_attr(path, buf, len);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	err = errno;
-	close(fd);
-	if (n < 0)
-		return -err;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	for (i = 0; i < n; i++)
+	/* One line per attribute in the output. */
+	for (i = 0; !ret && buf[i]; i++)
 		if (buf[i] == '\n')
 			buf[i] = ' ';
-	return 0;
+	return ret;
 }
 
 static int not_dot(const struct dirent *de)

@@ -384,40 +384,38 @@ TEST_F_TIMEOUT(tr, directed_many_producers, 300)
 	close_all(r, 1);
 }
 
-TEST_F_TIMEOUT(tr, unordered_many_consumers, 300)
+/* Producers p0, p1 into load-balanced queue q, consumers c0..c2. */
+static void lb_traffic(struct __test_metadata *_metadata, const char *pci,
+		       int dev, int qsched, uint8_t sched)
 {
 	struct run *r;
 	long alarms;
 
-	if (!self->version)
-		return;
-	lb_setup(_metadata, self->dev, DLB2_QUNORDERED);
-	alarms = alarm_total(self->pci);
-	r = new_run(20000, DLB2_SCHED_UNORDERED);
-	r->qid = qid(self->dev, "q");
-	open_all(_metadata, self->dev, r, CONSUMERS);
+	lb_setup(_metadata, dev, qsched);
+	alarms = alarm_total(pci);
+	r = new_run(20000, sched);
+	r->qid = qid(dev, "q");
+	open_all(_metadata, dev, r, CONSUMERS);
 	run_traffic(r, PRODUCERS, CONSUMERS);
 	check_run(_metadata, r, CONSUMERS);
-	EXPECT_EQ(alarms, alarm_total(self->pci));
+	EXPECT_EQ(alarms, alarm_total(pci));
 	close_all(r, CONSUMERS);
+}
+
+TEST_F_TIMEOUT(tr, unordered_many_consumers, 300)
+{
+	if (!self->version)
+		return;
+	lb_traffic(_metadata, self->pci, self->dev, DLB2_QUNORDERED,
+		   DLB2_SCHED_UNORDERED);
 }
 
 TEST_F_TIMEOUT(tr, atomic_flows_stay_in_one_cq, 300)
 {
-	struct run *r;
-	long alarms;
-
 	if (!self->version)
 		return;
-	lb_setup(_metadata, self->dev, DLB2_QATOMIC);
-	alarms = alarm_total(self->pci);
-	r = new_run(20000, DLB2_SCHED_ATOMIC);
-	r->qid = qid(self->dev, "q");
-	open_all(_metadata, self->dev, r, CONSUMERS);
-	run_traffic(r, PRODUCERS, CONSUMERS);
-	check_run(_metadata, r, CONSUMERS);
-	EXPECT_EQ(alarms, alarm_total(self->pci));
-	close_all(r, CONSUMERS);
+	lb_traffic(_metadata, self->pci, self->dev, DLB2_QATOMIC,
+		   DLB2_SCHED_ATOMIC);
 }
 
 /* ---- ordered: workers forward in any order, egress in ingress order ---- */

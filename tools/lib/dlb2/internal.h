@@ -21,7 +21,6 @@ int dlb2_port_setup(struct dlb2_port *p, const struct dlb2_port_opts *opts,
 
 /* config.c */
 const char *dlb2_dev_root(void);
-int dlb2_read_attr(const char *path, char *buf, size_t len);
 int dlb2_write_attr(const char *path, const char *value);
 
 /* json.c: a small JSON reader (RFC 8259, UTF-8, integers kept exact). */

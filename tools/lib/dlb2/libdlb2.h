@@ -111,6 +111,9 @@ int dlb2_queue_id(int dev, const char *domain, const char *queue, int *id);
 int dlb2_port_id(int dev, const char *domain, const char *port, int *id);
 /* Disable, then rmdir links, ports, queues and the domain.  -ENOENT if none. */
 int dlb2_domain_destroy(int dev, const char *domain);
+/* Read a configfs or sysfs attribute into @buf without the trailing
+ * newline: 0 or -errno. */
+int dlb2_read_attr(const char *path, char *buf, size_t len);
 /* Valid configfs name: 1..32 characters of [A-Za-z0-9_.-]. */
 bool dlb2_name_valid(const char *name);
 
