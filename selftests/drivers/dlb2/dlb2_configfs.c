@@ -336,28 +336,33 @@ TEST_F(cfs, busy_while_enabled)
 	EXPECT_EQ(0, rmdir_e(pathf(link, "%s/links/lq", p)));
 }
 
-/* Register offsets (2.0, 2.5) of the knobs checked below. */
-#define LSP_QID_ATM_DEPTH_THRSH		0xa2080000, 0x92200000
-#define LSP_QID_NALDB_DEPTH_THRSH	0xa2100000, 0x92280000
-#define LSP_QID_DIR_DEPTH_THRSH		0xa0980000, 0x90a00000
-#define LSP_QID_AQED_ACTIVE_LIM		0xa0a80000, 0x90c00000
-#define AQED_QID_HID_WIDTH		0x20080000, 0x20080000
-#define CHP_ORD_QID_SN_MAP		0x40180000, 0x40100000
-#define SYS_LDB_QID_CFG_V		0x10000f58, 0x10000f58
-#define CHP_LDB_CQ_TKN_DEPTH_SEL	0x40b80000, 0x40d00000
-#define LSP_CQ_LDB_TKN_CNT		0xa0580000, 0x90600000
-#define CHP_DIR_CQ_TKN_DEPTH_SEL	0x40500000, 0x40580000
-#define LSP_CQ_LDB_INFL_LIM		0xa0500000, 0x90500000
-#define CHP_HIST_LIST_BASE		0x40700000, 0x40780000
-#define CHP_HIST_LIST_LIM		0x40780000, 0x40800000
-#define CHP_LDB_CQ_INT_ENB		0x40a00000, 0x40b80000
-#define CHP_DIR_CQ_INT_ENB		0x40380000, 0x40400000
-#define LSP_CQ2PRIOV			0xa0000000, 0x90000000
-#define CHP_CFG_DIR_VAS_CRD		0x40000000, 0x40000000
-#define CHP_CFG_LDB_VAS_CRD		0x40080000, 0x40080000
+/* Offsets (2.0, 2.5) of the registers the knobs are checked in. */
+struct csr {
+	uint32_t v2, v25;
+};
 
-#define CSR_AT(...)	DLB2_CSR_AT(__VA_ARGS__)
-#define REG(name, idx)	dlb2_csr(&self->bar, CSR_AT(&self->bar, name, idx))
+static const struct csr
+	lsp_qid_atm_depth_thrsh = { 0xa2080000, 0x92200000 },
+	lsp_qid_naldb_depth_thrsh = { 0xa2100000, 0x92280000 },
+	lsp_qid_dir_depth_thrsh = { 0xa0980000, 0x90a00000 },
+	lsp_qid_aqed_active_lim = { 0xa0a80000, 0x90c00000 },
+	aqed_qid_hid_width = { 0x20080000, 0x20080000 },
+	chp_ord_qid_sn_map = { 0x40180000, 0x40100000 },
+	sys_ldb_qid_cfg_v = { 0x10000f58, 0x10000f58 },
+	chp_ldb_cq_tkn_depth_sel = { 0x40b80000, 0x40d00000 },
+	lsp_cq_ldb_tkn_cnt = { 0xa0580000, 0x90600000 },
+	chp_dir_cq_tkn_depth_sel = { 0x40500000, 0x40580000 },
+	lsp_cq_ldb_infl_lim = { 0xa0500000, 0x90500000 },
+	chp_hist_list_base = { 0x40700000, 0x40780000 },
+	chp_hist_list_lim = { 0x40780000, 0x40800000 },
+	chp_ldb_cq_int_enb = { 0x40a00000, 0x40b80000 },
+	chp_dir_cq_int_enb = { 0x40380000, 0x40400000 },
+	lsp_cq2priov = { 0xa0000000, 0x90000000 },
+	chp_cfg_dir_vas_crd = { 0x40000000, 0x40000000 },
+	chp_cfg_ldb_vas_crd = { 0x40080000, 0x40080000 };
+
+#define REG(reg, idx)	dlb2_csr(&self->bar, DLB2_CSR_AT(&self->bar, (reg).v2, \
+						    (reg).v25, idx))
 
 TEST_F(cfs, knobs_reach_hardware)
 {
@@ -423,41 +428,41 @@ TEST_F(cfs, knobs_reach_hardware)
 	EXPECT_EQ(2, ip1 / 16);		/* class of service 2 */
 	EXPECT_NE(ip1, ip2);
 
-	EXPECT_EQ(17u, REG(LSP_QID_ATM_DEPTH_THRSH, iq1));
-	EXPECT_EQ(17u, REG(LSP_QID_NALDB_DEPTH_THRSH, iq1));
-	EXPECT_EQ(100u, REG(LSP_QID_AQED_ACTIVE_LIM, iq1));
-	EXPECT_EQ(3u, REG(AQED_QID_HID_WIDTH, iq1));		/* 256 */
-	EXPECT_EQ(2u, REG(SYS_LDB_QID_CFG_V, iq1));		/* FID only */
-	EXPECT_EQ(3u, REG(SYS_LDB_QID_CFG_V, iq2));		/* SN + FID */
-	EXPECT_EQ(2u, REG(CHP_ORD_QID_SN_MAP, iq2) & 7);	/* 256 SNs */
-	EXPECT_EQ(0u, REG(SYS_LDB_QID_CFG_V, iq3));
-	EXPECT_EQ(0u, REG(LSP_QID_AQED_ACTIVE_LIM, iq3));
-	EXPECT_EQ(9u, REG(LSP_QID_DIR_DEPTH_THRSH, idq));
-	EXPECT_EQ(1u, REG(CHP_LDB_CQ_TKN_DEPTH_SEL, ip1));	/* <= 8 */
-	EXPECT_EQ(4u, REG(LSP_CQ_LDB_TKN_CNT, ip1));		/* 8 - 4 */
-	EXPECT_EQ(4u, REG(CHP_LDB_CQ_TKN_DEPTH_SEL, ip2));	/* 64 */
-	EXPECT_EQ(6u, REG(CHP_DIR_CQ_TKN_DEPTH_SEL, idp));	/* 256 */
-	EXPECT_EQ(40u, REG(LSP_CQ_LDB_INFL_LIM, ip1));
-	EXPECT_EQ(39u, REG(CHP_HIST_LIST_LIM, ip1) - REG(CHP_HIST_LIST_BASE, ip1));
-	EXPECT_EQ(128u, REG(LSP_CQ_LDB_INFL_LIM, ip2));	/* 2 x 64 */
-	EXPECT_EQ(2u, REG(CHP_LDB_CQ_INT_ENB, ip1));
-	EXPECT_EQ(0u, REG(CHP_LDB_CQ_INT_ENB, ip2));
-	EXPECT_EQ(2u, REG(CHP_DIR_CQ_INT_ENB, idp));
+	EXPECT_EQ(17u, REG(lsp_qid_atm_depth_thrsh, iq1));
+	EXPECT_EQ(17u, REG(lsp_qid_naldb_depth_thrsh, iq1));
+	EXPECT_EQ(100u, REG(lsp_qid_aqed_active_lim, iq1));
+	EXPECT_EQ(3u, REG(aqed_qid_hid_width, iq1));		/* 256 */
+	EXPECT_EQ(2u, REG(sys_ldb_qid_cfg_v, iq1));		/* FID only */
+	EXPECT_EQ(3u, REG(sys_ldb_qid_cfg_v, iq2));		/* SN + FID */
+	EXPECT_EQ(2u, REG(chp_ord_qid_sn_map, iq2) & 7);	/* 256 SNs */
+	EXPECT_EQ(0u, REG(sys_ldb_qid_cfg_v, iq3));
+	EXPECT_EQ(0u, REG(lsp_qid_aqed_active_lim, iq3));
+	EXPECT_EQ(9u, REG(lsp_qid_dir_depth_thrsh, idq));
+	EXPECT_EQ(1u, REG(chp_ldb_cq_tkn_depth_sel, ip1));	/* <= 8 */
+	EXPECT_EQ(4u, REG(lsp_cq_ldb_tkn_cnt, ip1));		/* 8 - 4 */
+	EXPECT_EQ(4u, REG(chp_ldb_cq_tkn_depth_sel, ip2));	/* 64 */
+	EXPECT_EQ(6u, REG(chp_dir_cq_tkn_depth_sel, idp));	/* 256 */
+	EXPECT_EQ(40u, REG(lsp_cq_ldb_infl_lim, ip1));
+	EXPECT_EQ(39u, REG(chp_hist_list_lim, ip1) - REG(chp_hist_list_base, ip1));
+	EXPECT_EQ(128u, REG(lsp_cq_ldb_infl_lim, ip2));	/* 2 x 64 */
+	EXPECT_EQ(2u, REG(chp_ldb_cq_int_enb, ip1));
+	EXPECT_EQ(0u, REG(chp_ldb_cq_int_enb, ip2));
+	EXPECT_EQ(2u, REG(chp_dir_cq_int_enb, idp));
 	/* p1: slot 0 = q1 priority 0, slot 1 = q2 priority 5, both valid */
-	EXPECT_EQ((3u << 24) | (5u << 3), REG(LSP_CQ2PRIOV, ip1));
+	EXPECT_EQ((3u << 24) | (5u << 3), REG(lsp_cq2priov, ip1));
 	if (self->bar.v25) {
-		EXPECT_EQ(500u, REG(CHP_CFG_DIR_VAS_CRD, dom));	/* one pool */
+		EXPECT_EQ(500u, REG(chp_cfg_dir_vas_crd, dom));	/* one pool */
 	} else {
-		EXPECT_EQ(300u, REG(CHP_CFG_LDB_VAS_CRD, dom));
-		EXPECT_EQ(200u, REG(CHP_CFG_DIR_VAS_CRD, dom));
+		EXPECT_EQ(300u, REG(chp_cfg_ldb_vas_crd, dom));
+		EXPECT_EQ(200u, REG(chp_cfg_dir_vas_crd, dom));
 	}
 
 	/* Disabled: the registers are back to their reset values. */
 	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
-	EXPECT_EQ(0u, REG(LSP_QID_AQED_ACTIVE_LIM, iq1));
-	EXPECT_EQ(0u, REG(LSP_CQ2PRIOV, ip1));
-	EXPECT_EQ(0u, REG(CHP_DIR_CQ_INT_ENB, idp));
-	EXPECT_EQ(0u, REG(CHP_CFG_DIR_VAS_CRD, dom));
+	EXPECT_EQ(0u, REG(lsp_qid_aqed_active_lim, iq1));
+	EXPECT_EQ(0u, REG(lsp_cq2priov, ip1));
+	EXPECT_EQ(0u, REG(chp_dir_cq_int_enb, idp));
+	EXPECT_EQ(0u, REG(chp_cfg_dir_vas_crd, dom));
 }
 
 TEST_HARNESS_MAIN

@@ -12,8 +12,8 @@
 #include <linux/types.h>
 
 /* struct dlb2_edu_dma.flags */
-#define DLB2_EDU_RAW_BUS_ADDR	0x1	/* DMA to the BAR's bus address, no
-					   IOMMU mapping (faults if translated) */
+/* DMA to the BAR's bus address, no IOMMU mapping (faults if translated) */
+#define DLB2_EDU_RAW_BUS_ADDR	0x1
 
 /**
  * struct dlb2_edu_dma - one DMA of @len bytes into a producer port
@@ -74,8 +74,10 @@ struct dlb2_edu_dmabuf {
 /* DMA len bytes of data through the kept pin. */
 #define DLB2_EDU_PIN_DMA	_IOWR(DLB2_EDU_MAGIC, 3, struct dlb2_edu_dma)
 
-/* Attach to the dma-buf @fd as a dynamic peer-to-peer importer and keep it
- * attached (one per open file), then DMA through it as long as it lives. */
+/*
+ * Attach to the dma-buf @fd as a dynamic peer-to-peer importer and keep it
+ * attached (one per open file), then DMA through it as long as it lives.
+ */
 #define DLB2_EDU_DMABUF_ATTACH	_IOW(DLB2_EDU_MAGIC, 4, struct dlb2_edu_dmabuf)
 #define DLB2_EDU_DMABUF_DMA	_IOWR(DLB2_EDU_MAGIC, 5, struct dlb2_edu_dmabuf)
 #define DLB2_EDU_DMABUF_STATE	_IOR(DLB2_EDU_MAGIC, 6, struct dlb2_edu_dmabuf)
