@@ -190,7 +190,7 @@ static const char *iommu_mode_expected(void)
 TEST_F(p2p, iommu_mode_in_sysfs)
 {
 	const char *want = iommu_mode_expected();
-	char mode[32], type[32], path[PATH_MAX];
+	char mode[32], type[32];
 
 	if (!self->version)
 		return;
@@ -208,7 +208,6 @@ TEST_F(p2p, iommu_mode_in_sysfs)
 	if (!want)
 		SKIP(return, "DLB2_IOMMU not set (not run by the VM harness)");
 	EXPECT_STREQ(want, mode);
-	(void)path;
 }
 
 TEST_F(p2p, edu_dma_enqueues)
@@ -298,7 +297,7 @@ TEST_F(p2p, refusals)
 {
 	struct dlb2_edu_dma d = { .domain_id = -1 };
 	struct dlb2_edu_pin pin = { 0 };
-	char path[PATH_MAX], node[PATH_MAX];
+	char node[PATH_MAX];
 	void *heap = aligned_alloc(4096, 4096);
 	uint64_t data;
 	long other;
@@ -343,7 +342,6 @@ TEST_F(p2p, refusals)
 	munmap(pp2, DLB2_PP_SIZE);
 	close(fd2);
 	free(heap);
-	(void)path;
 }
 
 /* A held pin is revoked on disable: the holder hears of it, DMA stops. */

@@ -283,8 +283,7 @@ static long run_traffic(struct run *r, unsigned int nprod, unsigned int ncons)
 	return (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 }
 
-static void check_run(struct __test_metadata *_metadata, struct run *r,
-		      unsigned int ncons)
+static void check_run(struct __test_metadata *_metadata, struct run *r)
 {
 	unsigned int i, missing = 0;
 
@@ -379,7 +378,7 @@ TEST_F_TIMEOUT(tr, directed_many_producers, 300)
 	r->qid = qid(self->dev, "dq");
 	open_all(_metadata, self->dev, r, 1);
 	run_traffic(r, PRODUCERS, 1);
-	check_run(_metadata, r, 1);
+	check_run(_metadata, r);
 	EXPECT_EQ(alarms, alarm_total(self->pci));
 	close_all(r, 1);
 }
@@ -397,7 +396,7 @@ static void lb_traffic(struct __test_metadata *_metadata, const char *pci,
 	r->qid = qid(dev, "q");
 	open_all(_metadata, dev, r, CONSUMERS);
 	run_traffic(r, PRODUCERS, CONSUMERS);
-	check_run(_metadata, r, CONSUMERS);
+	check_run(_metadata, r);
 	EXPECT_EQ(alarms, alarm_total(pci));
 	close_all(r, CONSUMERS);
 }
