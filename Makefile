@@ -48,6 +48,7 @@ vm-modules: vm-kernel
 	@if grep -q 'warning:' $(VM_MODDIR)/build.log; then \
 		cat $(VM_MODDIR)/build.log; find $(VM_MODDIR) -name '*.o' -delete; \
 		echo "module build has warnings"; exit 1; fi
+	@tools/vm/build-rxe-baseline $(VM_KDIR) $(VM_MODDIR)/rxe-lock-atomics
 
 # kselftests, and the user-space tools they run (libdlb2, dlb2ctl).
 selftests: vm-kernel tools
