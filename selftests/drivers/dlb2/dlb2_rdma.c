@@ -6,22 +6,19 @@
  * compare-and-swap and RDMA-WRITEs QEs (four per 64-byte write) into the
  * port; the server's consumer dequeues them.
  *
- * Both ends use one rxe device on a veth interface: rxe in Linux 6.1 has
- * its UDP socket in the initial network namespace only, so an end in
- * another namespace never receives (rping between namespaces fails with
- * RDMA_CM_EVENT_UNREACHABLE); between two processes on the same rxe device
- * the packets take rxe's loopback path, through the same responder code
- * (MR lookup, rkey checks, the copy into the MR).  Checked exactly: every
- * payload and size, in order, none lost; the credit pool conserved with CPU
+ * The server is in the initial network namespace, the client in another
+ * one, each with an rxe device on its end of a veth pair.  Checked
+ * exactly: every payload and size, in order, none lost; the credit pool conserved with CPU
  * threads and the remote side taking and giving concurrently; MR refusals;
  * revocation (domain disable or unbind while the client writes: its writes
  * fail with a remote access error and nothing lands); without global
  * atomics, libdlb2's refusal and the lost updates it prevents.
  *
- * Needs: a DLB, dlb2.ko, rdma_rxe, peermem_dlb.ko (a kernel with the
- * peer-memory interface and rxe peer-memory support, patches/linux/), and
- * rxe atomics that are global (patch 3) for the credit tests.  Skips with
- * the reason otherwise.  DLB2_RDMA_QES sets the QE count (default 100000),
+ * Needs: a DLB, dlb2.ko, rdma_rxe receiving in any namespace (patch 4 of
+ * patches/linux), peermem_dlb.ko (a kernel with the peer-memory interface
+ * and rxe peer-memory support, patches 1 and 2), and rxe atomics that are
+ * global (patch 3) for the credit tests; skips with the reason otherwise.
+ * DLB2_RDMA_QES sets the QE count (default 100000),
  * DLB2_RDMA_CREDIT_OPS the credit take/give pairs of each side (default
  * 1000000), DLB2_RDMA_LOSS_SECONDS the time the loss demonstration may
  * take.
@@ -47,6 +44,8 @@
 
 #define DOM		"krdma"
 #define SRV_IP		"10.77.0.1"
+#define CLIENT_IP	"10.77.0.2"
+#define CLIENT_NS	"dlb2rc"
 #define TCP_PORT	7471
 
 /* What the server tells the client when it accepts (private data). */
@@ -88,18 +87,29 @@ static int sh(const char *cmd)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
 }
 
+/*
+ * The server's end, dlb2v0 with rxe device dlb2rxe0, stays in the initial
+ * network namespace; the client's end, dlb2v1 with dlb2rxe1, is in
+ * namespace CLIENT_NS, so that their packets cross the veth pair as
+ * between two hosts.  (rxe receives in other namespaces than the initial
+ * one with patch 4 of patches/linux.)
+ */
 static void net_down(void)
 {
-	sh("rdma link del dlb2rxe0 2>/dev/null; ip link del dlb2v0 2>/dev/null");
+	sh("rdma link del dlb2rxe1 2>/dev/null; rdma link del dlb2rxe0 2>/dev/null;"
+	   " ip netns del " CLIENT_NS " 2>/dev/null; ip link del dlb2v0 2>/dev/null");
 }
 
 static int net_up(void)
 {
 	net_down();
-	return sh("set -e; ip link add dlb2v0 type veth peer name dlb2v1;"
-		  " ip addr add " SRV_IP "/24 dev dlb2v0;"
-		  " ip link set dlb2v1 up; ip link set dlb2v0 up;"
-		  " rdma link add dlb2rxe0 type rxe netdev dlb2v0");
+	return sh("set -e; ip netns add " CLIENT_NS ";"
+		  " ip link add dlb2v0 type veth peer name dlb2v1 netns " CLIENT_NS ";"
+		  " ip addr add " SRV_IP "/24 dev dlb2v0; ip link set dlb2v0 up;"
+		  " ip -n " CLIENT_NS " addr add " CLIENT_IP "/24 dev dlb2v1;"
+		  " ip -n " CLIENT_NS " link set dlb2v1 up;"
+		  " rdma link add dlb2rxe0 type rxe netdev dlb2v0;"
+		  " ip netns exec " CLIENT_NS " rdma link add dlb2rxe1 type rxe netdev dlb2v1");
 }
 
 /*
@@ -238,8 +248,13 @@ static int client(unsigned int force_atomics)
 	struct dlb2_hcw h[4];
 	struct wire w;
 	uint64_t seq = 0;
-	int ret, k;
+	int ret, k, ns;
 
+	/* Into the client's namespace before librdmacm looks at anything. */
+	ns = open("/var/run/netns/" CLIENT_NS, O_RDONLY | O_CLOEXEC);
+	if (ns < 0 || setns(ns, CLONE_NEWNET))
+		return C_SETUP;
+	close(ns);
 	inet_pton(AF_INET, SRV_IP, &dst.sin_addr);
 	ch = rdma_create_event_channel();
 	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
