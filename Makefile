@@ -3,7 +3,7 @@
 # AccDirect top-level Makefile.
 #
 #   make [modules]      build dlb2.ko against KDIR (default: the running kernel)
-#   make tools          libdlb2 and dlb2ctl
+#   make tools          libdlb2, dlb2ctl and the AccDirect programs
 #   make check          host unit tests and the model's qtests, then in the VM
 #                       harness the kselftests, KUnit tests and DPDK's dlb2
 #                       self-test (tools/vm/check)
@@ -59,6 +59,7 @@ selftests: vm-kernel tools
 tools:
 	@$(MAKE) -s -C tools/lib/dlb2
 	@$(MAKE) -s -C tools/dlb2ctl
+	@$(MAKE) -s -C tools/accdirect
 
 vm-kernel:
 	@mkdir -p $(BUILD)
@@ -80,6 +81,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -s -C tools/lib/dlb2 clean
 	-$(MAKE) -s -C tools/dlb2ctl clean
+	-$(MAKE) -s -C tools/accdirect clean
 	rm -rf $(BUILD)
 
 help:

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The AccDirect system (tools/accdirect) on Soft-RoCE: the server in the
+# initial network namespace, the agent and the client in namespaces of their
+# own, each behind a veth pair with an rxe device on both ends; the initial
+# namespace routes between the agent and the client.  The client RDMA-WRITEs
+# DLB2_ACCDIRECT_REQUESTS (default 100000) payloads into the server and their
+# metadata into the agent's ring; the agent takes credits by RDMA atomics and
+# RDMA-WRITEs the QEs into the server's DLB producer port; the server's two
+# workers dequeue them and check every payload byte.  Prints TAP; skips
+# without a DLB, peermem_dlb or the programs.
+top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+bin=$top/tools/accdirect
+ctl=$top/tools/dlb2ctl/dlb2ctl
+count=${DLB2_ACCDIRECT_REQUESTS:-100000}
+log=$(mktemp -d)
+n=0 failed=0
+
+ok() {
+	n=$((n + 1))
+	if eval "$2"; then
+		echo "ok $n $1"
+	else
+		echo "not ok $n $1"
+		sed 's/^/# /' "$log"/*.log
+		failed=1
+	fi
+}
+
+net_down() {
+	local d
+	for d in accd0 accd1 accd2 accd3; do rdma link del "$d" 2>/dev/null; done
+	ip netns del accd-agent 2>/dev/null
+	ip netns del accd-client 2>/dev/null
+	[ -z "${forwarding:-}" ] || sysctl -qw net.ipv4.ip_forward="$forwarding"
+}
+
+# net_up: the agent's namespace on 10.78.1.0/24 and the client's on
+# 10.78.2.0/24, each a veth pair to the initial namespace (.1, the server),
+# which routes between them.
+net_up() {
+	local i ns
+	net_down
+	modprobe rdma_rxe || return 1
+	forwarding=$(sysctl -n net.ipv4.ip_forward)
+	sysctl -qw net.ipv4.ip_forward=1 || return 1
+	i=1
+	for ns in accd-agent accd-client; do
+		ip netns add $ns &&
+		ip link add accdv$i type veth peer name eth0 netns $ns &&
+		ip addr add 10.78.$i.1/24 dev accdv$i && ip link set accdv$i up &&
+		ip -n $ns addr add 10.78.$i.2/24 dev eth0 &&
+		ip -n $ns link set eth0 up &&
+		ip -n $ns route add default via 10.78.$i.1 &&
+		rdma link add accd$((2 * i - 2)) type rxe netdev accdv$i &&
+		ip netns exec $ns rdma link add accd$((2 * i - 1)) type rxe netdev eth0 ||
+			return 1
+		i=$((i + 1))
+	done
+}
+
+echo "TAP version 13"
+bdf=$(basename "$(ls -d /sys/bus/pci/drivers/dlb2/0000:* 2>/dev/null | head -1)")
+if [ -z "$bdf" ]; then
+	echo "1..0 # SKIP no DLB device bound to dlb2"
+	exit 4
+fi
+if [ ! -d /sys/kernel/peermem_dlb ] || [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
+	echo "1..0 # SKIP needs peermem_dlb loaded and tools/accdirect, dlb2ctl built"
+	exit 4
+fi
+echo "1..4"
+dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
+"$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
+trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
+
+ok "set-up: domain, namespaces, rxe devices" \
+	'sed "s/\"device\": 0/\"device\": $dev/" "$bin/accdirect.json" >"$log/spec.json" &&
+	 "$ctl" apply "$log/spec.json" && net_up'
+
+"$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$count" >"$log/server.log" 2>&1 &
+server=$!
+for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
+	-n "$count" >"$log/agent.log" 2>&1 &
+agent=$!
+timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+	-g 10.78.1.2 -n "$count" >"$log/client.log" 2>&1
+client_rc=$?
+# the server and the agent end once they have seen $count requests
+( sleep 60; kill "$server" "$agent" 2>/dev/null ) &
+watchdog=$!
+wait "$agent"; agent_rc=$?
+wait "$server"; server_rc=$?
+kill "$watchdog" 2>/dev/null
+
+ok "client sent $count requests" \
+	'[ $client_rc = 0 ] && grep -q "^accdirect-client: $count requests sent" "$log/client.log"'
+ok "agent enqueued $count requests into the producer port" \
+	'[ $agent_rc = 0 ] && grep -q "^accdirect-agent: $count requests enqueued" "$log/agent.log"'
+ok "server processed $count requests, every payload intact, on both workers" \
+	'[ $server_rc = 0 ] &&
+	 grep -q "^accdirect-server: $count requests processed, 0 bad" "$log/server.log" &&
+	 [ "$(grep -c "worker w[01] processed [1-9]" "$log/server.log")" = 2 ]'
+sed -n 's/^accdirect-\(.*\)/# \1/p' "$log"/client.log "$log"/agent.log "$log"/server.log
+exit $failed
