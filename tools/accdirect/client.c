@@ -57,13 +57,14 @@ int main(int argc, char **argv)
 	ret = accd_connect(&srv, server, ACCD_SERVER_PORT, &hello, sizeof(hello),
 			   &po, sizeof(po));
 	/* the agent listens once it is connected to the server: give it 10 s */
-	for (i = 0; !ret && i < 20; i++) {
+	for (i = 0; !ret; i++) {
 		ret = accd_connect(&agt, agent, ACCD_AGENT_PORT, &hello,
 				   sizeof(hello), &ro, sizeof(ro));
-		if (ret != -ECONNREFUSED)
+		if (ret != -ECONNREFUSED || i == 20)
 			break;
 		accd_close(&agt);
 		usleep(500000);
+		ret = 0;
 	}
 	if (ret) {
 		fprintf(stderr, "accdirect-client: connecting: %s\n", strerror(-ret));
