@@ -11,6 +11,7 @@
 #define ACCDIRECT_H
 
 #include <stdint.h>
+#include <time.h>
 #include <rdma/rdma_cma.h>
 
 #define ACCD_SERVER_PORT	7480	/* the server, for agents and clients */
@@ -83,6 +84,15 @@ static inline uint32_t accd_payload_size(uint64_t seq, uint32_t slot_size)
 static inline uint64_t accd_payload_word(uint64_t seq, uint32_t i)
 {
 	return (seq << 16) ^ i ^ 0xacd0000000000000ull;
+}
+
+/* Seconds on the monotonic clock, for the rates the programs print. */
+static inline double accd_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* One connection: its rdma_cm id, protection domain, CQ and QP. */

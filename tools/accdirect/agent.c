@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "libdlb2_rdma.h"
 #include "accdirect.h"
@@ -24,14 +23,6 @@ static void usage(void)
 {
 	fprintf(stderr, "Usage: accdirect-agent -s SERVER_IP -a LISTEN_IP [-n COUNT] [-r RING_ENTRIES]\n");
 	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Up to four entries of the ring that the client has written, from @head. */
@@ -134,13 +125,13 @@ int main(int argc, char **argv)
 	       server, dlb.qid, nr);
 	fflush(stdout);
 
-	t0 = now();
+	t0 = accd_now();
 	while (!count || head < count) {
 		k = ready(ring, nr, head, count);
 		if (!k) {
 			if (!idle)
-				idle = now();
-			else if (now() - idle > 30)
+				idle = accd_now();
+			else if (accd_now() - idle > 30)
 				break;		/* the client is gone */
 			sched_yield();
 			continue;
@@ -168,7 +159,7 @@ int main(int argc, char **argv)
 		__atomic_store_n(consumed, head, __ATOMIC_RELEASE);
 	}
 	printf("accdirect-agent: %lu requests enqueued in %.1f s (%.0f/s)%s%s\n",
-	       (unsigned long)head, now() - t0, head / (now() - t0),
+	       (unsigned long)head, accd_now() - t0, head / (accd_now() - t0),
 	       ret ? ": " : "", ret ? strerror(-ret) : "");
 	dlb2_rc_fini(&rc);
 	accd_close(&cli);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "accdirect.h"
@@ -20,14 +19,6 @@ static void usage(void)
 {
 	fprintf(stderr, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT\n");
 	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
@@ -85,7 +76,7 @@ int main(int argc, char **argv)
 	if (!pay_mr || !done_mr || !meta_mr || !cons_mr)
 		return 1;
 
-	t0 = now();
+	t0 = accd_now();
 	for (i = 0; i < count && !ret; i++) {
 		slot = i % po.nr_slots;
 		/* the slot's previous request must have been processed */
@@ -121,7 +112,7 @@ int main(int argc, char **argv)
 				ro.ring_rkey);
 	}
 	printf("accdirect-client: %lu requests sent in %.1f s (%.0f/s)%s%s\n",
-	       (unsigned long)i - !!ret, now() - t0, i / (now() - t0),
+	       (unsigned long)i - !!ret, accd_now() - t0, i / (accd_now() - t0),
 	       ret ? ": " : "", ret ? strerror(-ret) : "");
 	accd_close(&agt);
 	accd_close(&srv);

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "libdlb2.h"
@@ -48,14 +47,6 @@ struct worker {
 static void on_signal(int sig __attribute__((unused)))
 {
 	stop = 1;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Is the payload at @addr, @size bytes, the one its first word names? */
@@ -248,7 +239,7 @@ int main(int argc, char **argv)
 		       ret == ACCD_ROLE_AGENT ? "agent" : "client");
 		fflush(stdout);
 	}
-	t0 = now();
+	t0 = accd_now();
 	while (!stop && (!opt.count ||
 			 __atomic_load_n(&processed, __ATOMIC_RELAXED) < opt.count))
 		usleep(1000);
@@ -260,8 +251,8 @@ int main(int argc, char **argv)
 		dlb2_port_close(workers[i].port);
 	}
 	printf("accdirect-server: %lu requests processed, %lu bad, in %.1f s (%.0f/s)\n",
-	       (unsigned long)processed, (unsigned long)bad, now() - t0,
-	       processed / (now() - t0));
+	       (unsigned long)processed, (unsigned long)bad, accd_now() - t0,
+	       processed / (accd_now() - t0));
 	for (i = 0; i < 2; i++)
 		accd_close(&conn[i]);
 	accd_close(&l);

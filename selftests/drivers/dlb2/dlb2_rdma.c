@@ -8,8 +8,9 @@
  *
  * The server is in the initial network namespace, the client in another
  * one, each with an rxe device on its end of a veth pair.  Checked
- * exactly: every payload and size, in order, none lost; the credit pool conserved with CPU
- * threads and the remote side taking and giving concurrently; MR refusals;
+ * exactly: every payload and size, in order, none lost; the credit pool
+ * conserved with CPU threads and the remote side taking and giving
+ * concurrently; MR refusals;
  * revocation (domain disable or unbind while the client writes: its writes
  * fail with a remote access error and nothing lands); without global
  * atomics, libdlb2's refusal and the lost updates it prevents.
@@ -753,7 +754,8 @@ TEST_F_TIMEOUT(rdma, credit_pool_conserved, 900)
  * lock of its own) libdlb2 refuses the device, and forcing it loses
  * updates of the credit word.  A lost update needs a CPU's atomic to land
  * between rxe's load and its store, a window of a few instructions: rounds
- * of 100,000 take/give pairs on each side run until one shows, for at most
+ * of 100,000 take/give pairs on each side (fewer with DLB2_RDMA_CREDIT_OPS)
+ * run until one shows, for at most
  * DLB2_RDMA_LOSS_SECONDS (default 300); none in that time is a skip, not a
  * pass.
  */
@@ -762,7 +764,7 @@ TEST_F_TIMEOUT(rdma, non_global_atomics_refused_and_lossy, 900)
 	unsigned int pool = self->c->info.num_pools == 2 ? DLB2_CREDIT_POOL_DIR : 0;
 	const char *env = getenv("DLB2_RDMA_LOSS_SECONDS");
 	uint64_t *word = self->c->pool[pool];
-	struct cpu_arg a = { word, 100000 };
+	struct cpu_arg a = { word, self->ops < 100000 ? self->ops : 100000 };
 	double t0, budget = env ? atof(env) : 300;
 	uint64_t before, after;
 	struct server s;
