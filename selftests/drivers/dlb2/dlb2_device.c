@@ -34,14 +34,10 @@ FIXTURE_SETUP(dlb2_dev)
 
 FIXTURE_TEARDOWN(dlb2_dev)
 {
-	char drv[NAME_MAX + 1];
-
 	/* Leave the device bound whatever the test did. */
 	if (!self->version)
 		return;
-	pci_driver_of(self->bdf, drv, sizeof(drv));
-	if (!drv[0])
-		sysfs_write(DLB2_DRIVER "/bind", self->bdf);
+	dlb2_rebind(self->bdf);
 }
 
 TEST_F(dlb2_dev, model_version_matches)

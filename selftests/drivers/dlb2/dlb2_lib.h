@@ -140,6 +140,16 @@ static inline void pci_driver_of(const char *bdf, char *name, size_t len)
 		name[0] = '\0';
 }
 
+/* Bind the device to dlb2 again if a test left it unbound (teardowns). */
+static inline void dlb2_rebind(const char *bdf)
+{
+	char drv[NAME_MAX + 1];
+
+	pci_driver_of(bdf, drv, sizeof(drv));
+	if (!drv[0])
+		sysfs_write(DLB2_DRIVER "/bind", bdf);
+}
+
 #define CONFIGFS_DLB2	"/sys/kernel/config/dlb2"
 
 /* snprintf into a PATH_MAX buffer; aborts on truncation (a test bug). */

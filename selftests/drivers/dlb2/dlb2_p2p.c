@@ -112,15 +112,11 @@ FIXTURE_SETUP(p2p)
 
 FIXTURE_TEARDOWN(p2p)
 {
-	char drv[NAME_MAX + 1];
-
 	if (!self->version)
 		return;
 	close_ports(self);
 	close(self->edu);
-	pci_driver_of(self->bdf, drv, sizeof(drv));
-	if (!drv[0])
-		sysfs_write(DLB2_DRIVER "/bind", self->bdf);
+	dlb2_rebind(self->bdf);
 	write_attr(self->pci, "p2p_override", "0");
 	cfs_domain_destroy(self->dom);
 	cfs_domain_destroy(self->dom2);

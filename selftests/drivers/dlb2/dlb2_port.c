@@ -76,13 +76,9 @@ FIXTURE_SETUP(port)
 
 FIXTURE_TEARDOWN(port)
 {
-	char drv[NAME_MAX + 1];
-
 	if (!self->version)
 		return;
-	pci_driver_of(self->bdf, drv, sizeof(drv));
-	if (!drv[0])
-		sysfs_write(DLB2_DRIVER "/bind", self->bdf);
+	dlb2_rebind(self->bdf);
 	cfs_domain_destroy(self->dom);
 	cfs_domain_destroy(self->dom2);
 }

@@ -140,7 +140,6 @@ FIXTURE(rdma) {
 static bool atomics_global(void)
 {
 	struct ibv_device **devs = ibv_get_device_list(NULL);
-	struct ibv_device_attr attr;
 	struct ibv_context *ctx;
 	bool glob = false;
 	int i;
@@ -149,10 +148,10 @@ static bool atomics_global(void)
 		if (strcmp(ibv_get_device_name(devs[i]), "dlb2rxe0"))
 			continue;
 		ctx = ibv_open_device(devs[i]);
-		if (ctx && !ibv_query_device(ctx, &attr))
-			glob = attr.atomic_cap == IBV_ATOMIC_GLOB;
-		if (ctx)
+		if (ctx) {
+			glob = !dlb2_rc_check_device(ctx);
 			ibv_close_device(ctx);
+		}
 	}
 	ibv_free_device_list(devs);
 	return glob;
@@ -198,13 +197,9 @@ FIXTURE_SETUP(rdma)
 
 FIXTURE_TEARDOWN(rdma)
 {
-	char drv[NAME_MAX + 1];
-
 	if (!self->version)
 		return;
-	pci_driver_of(self->bdf, drv, sizeof(drv));
-	if (!drv[0])
-		sysfs_write(DLB2_DRIVER "/bind", self->bdf);
+	dlb2_rebind(self->bdf);
 	if (self->pp && self->pp != MAP_FAILED)
 		munmap(self->pp, DLB2_PP_SIZE);
 	if (self->pfd >= 0)

@@ -47,6 +47,12 @@ struct dlb2_rc {
 #define DLB2_RC_FORCE	0x1	/* run without IBV_ATOMIC_GLOB (tests only) */
 
 /*
+ * Can the device share a credit pool with CPUs?  0 when its atomics are
+ * global, -EOPNOTSUPP when they are not, or -errno.
+ */
+int dlb2_rc_check_device(struct ibv_context *ctx);
+
+/*
  * Set up @rc for @qp/@cq (protection domain @pd).  Returns 0, -EOPNOTSUPP
  * when the device's atomics are not global (atomic_cap != IBV_ATOMIC_GLOB)
  * and DLB2_RC_FORCE is not given, or -errno.

@@ -13,17 +13,27 @@
 
 #define BUF_SIZE	128	/* [0]: atomic result, [8..]: one HCW line */
 
-int dlb2_rc_init(struct dlb2_rc *rc, struct ibv_pd *pd, struct ibv_qp *qp,
-		 struct ibv_cq *cq, unsigned int flags)
+int dlb2_rc_check_device(struct ibv_context *ctx)
 {
 	struct ibv_device_attr attr;
 	int ret;
 
-	ret = ibv_query_device(pd->context, &attr);
+	ret = ibv_query_device(ctx, &attr);
 	if (ret)
 		return -ret;
-	if (attr.atomic_cap != IBV_ATOMIC_GLOB && !(flags & DLB2_RC_FORCE))
-		return -EOPNOTSUPP;
+	return attr.atomic_cap == IBV_ATOMIC_GLOB ? 0 : -EOPNOTSUPP;
+}
+
+int dlb2_rc_init(struct dlb2_rc *rc, struct ibv_pd *pd, struct ibv_qp *qp,
+		 struct ibv_cq *cq, unsigned int flags)
+{
+	int ret;
+
+	ret = dlb2_rc_check_device(pd->context);
+	if (ret == -EOPNOTSUPP && (flags & DLB2_RC_FORCE))
+		ret = 0;
+	if (ret)
+		return ret;
 	rc->qp = qp;
 	rc->cq = cq;
 	if (posix_memalign((void **)&rc->buf, 64, BUF_SIZE))
