@@ -123,7 +123,7 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
         *val = s->dir_port[i].tokens;
         return true;
     case DLB2_R_LSP_CQ_LDB_INFL_CNT:
-        *val = s->ldb_port[i].hist_count;
+        *val = dlb2_hl_count(s, i);
         return true;
     case DLB2_R_CHP_LDB_CQ_WPTR:
         *val = s->ldb_port[i].c.wptr & 0x7ff;
@@ -138,10 +138,13 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
         *val = s->ldb_queue[i].nonatomic;
         return true;
     case DLB2_R_LSP_QID_ATM_ACTIVE:
-        *val = s->ldb_queue[i].atomic;
+        *val = 0;   /* model choice: waiting atomic QEs are in the AQED */
         return true;
     case DLB2_R_LSP_QID_AQED_ACTIVE_CNT:
-        *val = 0;   /* model choice: waiting atomic QEs count in ATM_ACTIVE */
+        *val = s->ldb_queue[i].atomic;
+        return true;
+    case DLB2_R_CHP_ORD_QID_SN:
+        *val = s->ldb_queue[i].sn_next;
         return true;
     case DLB2_R_LSP_QID_DIR_ENQUEUE_CNT:
         *val = s->dir_queue[i].depth;
@@ -316,6 +319,13 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
     case DLB2_R_CM_CFG_PM_PMCSR_DISABLE:
         s->pmcsr_disable = val & 1;
         return true;
+    case DLB2_R_CHP_ORD_QID_SN:
+        /* The next sequence number; software only ever resets it. */
+        s->ldb_queue[i].sn_next = (val & 0x3ff) % dlb2_num_sns(s, i);
+        if (!s->ldb_queue[i].sn_busy) {
+            s->ldb_queue[i].sn_oldest = s->ldb_queue[i].sn_next;
+        }
+        return true;
     case DLB2_R_CM_DIAG_RESET_STS:
     case DLB2_R_CM_CFG_DIAGNOSTIC_IDLE_STATUS:
     case DLB2_R_CM_CFG_PM_STATUS:
@@ -344,7 +354,9 @@ static uint64_t dlb2_csr_read(void *opaque, hwaddr addr, unsigned size)
         trace_dlb2_csr_read(addr, "?", 0, val);
         return val;
     }
-    if (!dlb2_live_read(s, id, idx, &val)) {
+    if (s->pmcsr_disable && id != DLB2_R_CM_CFG_PM_PMCSR_DISABLE) {
+        val = 0;    /* powered off (facts 6.1): nothing answers but PMCSR */
+    } else if (!dlb2_live_read(s, id, idx, &val)) {
         val = dlb2_reg(s, id, idx);
     }
     trace_dlb2_csr_read(addr, dlb2_regs[id].name, idx, val);
@@ -368,8 +380,20 @@ static void dlb2_csr_write(void *opaque, hwaddr addr, uint64_t val64,
         return;
     }
     trace_dlb2_csr_write(addr, dlb2_regs[id].name, idx, val);
+    if (s->pmcsr_disable && id != DLB2_R_CM_CFG_PM_PMCSR_DISABLE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "dlb2: write of %s while powered off "
+                      "(CM_CFG_PM_PMCSR_DISABLE): dropped\n",
+                      dlb2_regs[id].name);
+        return;
+    }
+    if (!dlb2_map_write(s, id, idx, &val)) {
+        return;
+    }
     if (!dlb2_live_write(s, id, idx, val)) {
         dlb2_reg_set(s, id, idx, val);
+    }
+    if (dlb2_reg_affects_cfg(id)) {
+        s->cfg_dirty = true;
     }
     /* A configuration change may make waiting QEs schedulable. */
     dlb2_schedule(s);

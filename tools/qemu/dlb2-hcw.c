@@ -74,11 +74,14 @@ static bool dlb2_enqueue_allowed(DLB2State *s, bool is_ldb, unsigned int port,
     }
     /*
      * A queue with sequence numbers takes atomic and ordered QEs, one
-     * without takes atomic and unordered; atomic needs atomic inflights
-     * (facts sections 3.1, 6.3, 7.6).
+     * without takes atomic and unordered; atomic needs atomic inflights;
+     * ordered needs a valid sequence-number slot (facts sections 3.1,
+     * 6.3, 7.6; dlb2-map.c).
      */
     cfg = dlb2_reg(s, DLB2_R_SYS_LDB_QID_CFG_V, qid);
-    if ((type == DLB2_SCHED_ORDERED && !(cfg & 1)) ||
+    dlb2_cfg_check(s);
+    if ((type == DLB2_SCHED_ORDERED &&
+         (!(cfg & 1) || (s->sn_bad & (1u << qid)))) ||
         (type == DLB2_SCHED_UNORDERED && (cfg & 1)) ||
         (type == DLB2_SCHED_ATOMIC && !(cfg & 2))) {
         dlb2_alarm(s, DLB2_ALARM_ILLEGAL_QID_CFG, is_ldb, port, hcw);
@@ -135,24 +138,15 @@ static void dlb2_return_tokens(DLB2State *s, bool is_ldb, unsigned int port,
     *tokens -= n;
 }
 
-static DLB2HistEntry *dlb2_hist_oldest(DLB2LdbPort *p)
-{
-    return p->hist_count ? &p->hist[p->hist_head] : NULL;
-}
-
 /* Retire the oldest scheduled QE of an LDB port. */
 static void dlb2_complete(DLB2State *s, unsigned int port, const DLB2HCW *hcw)
 {
-    DLB2LdbPort *p = &s->ldb_port[port];
     DLB2HistEntry e;
 
-    if (!p->hist_count) {
+    if (!dlb2_hl_pop(s, port, &e)) {
         dlb2_alarm(s, DLB2_ALARM_ILLEGAL_ENQ, true, port, hcw);  /* excess */
         return;
     }
-    e = p->hist[p->hist_head];
-    p->hist_head = (p->hist_head + 1) % DLB2_HIST_LIST_ENTRIES;
-    p->hist_count--;
     trace_dlb2_complete(port, e.qid, e.sched_type);
     dlb2_ldb_retire(s, port, &e);
 }
@@ -161,19 +155,23 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
                       const DLB2HCW *hcw)
 {
     unsigned int cmd = hcw->cmd & 0xf, domain;
-    DLB2HistEntry *oldest;
+    const DLB2HistEntry *oldest;
     DLB2QE *qe;
 
     trace_dlb2_hcw(is_ldb ? "ldb" : "dir", port, hcw->cmd, hcw->qid,
                    hcw->sched, hcw->lock_id, hcw->data);
+    if (s->pmcsr_disable) {
+        return;     /* powered off: nothing reaches the device (facts 6.1) */
+    }
     if (!(dlb2_reg(s, is_ldb ? DLB2_R_SYS_LDB_PP_V : DLB2_R_SYS_DIR_PP_V,
                    port) & 1)) {
         /*
-         * An unconfigured producer port: dropped without an alarm, since
-         * DPDK writes to every port at probe before any is configured
-         * (facts section 3.2).
+         * An unconfigured producer port: ILLEGAL_PP, reported only when
+         * enabled in SYS_INGRESS_ALARM_ENBL (DPDK, which writes to every
+         * port at probe, leaves it disabled; facts sections 3.2, 8.2).
          */
         trace_dlb2_drop_pp(is_ldb ? "ldb" : "dir", port);
+        dlb2_alarm(s, DLB2_ALARM_ILLEGAL_PP, is_ldb, port, hcw);
         return;
     }
     domain = dlb2_reg(s, is_ldb ? DLB2_R_SYS_LDB_PP2VAS : DLB2_R_SYS_DIR_PP2VAS,
@@ -210,7 +208,7 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
             dlb2_alarm(s, DLB2_ALARM_ILLEGAL_HCW, is_ldb, port, hcw);
             return;
         }
-        oldest = dlb2_hist_oldest(&s->ldb_port[port]);
+        oldest = dlb2_hl_oldest(s, port);
         if (cmd & DLB2_HCW_VALID) {
             bool frag = cmd & DLB2_HCW_FRAG;
 

@@ -39,6 +39,10 @@ static unsigned int dlb2_cq_depth(DLB2State *s, bool is_ldb,
     return sel >= 1 && sel <= 8 ? 4u << sel : 0;
 }
 
+/*
+ * A CQ can take a QE when it is enabled, its LSP and CHP depth selects
+ * agree, and it holds fewer tokens than its depth (facts 4.3, 6.9).
+ */
 static bool dlb2_cq_can_take(DLB2State *s, bool is_ldb, unsigned int port)
 {
     unsigned int depth = dlb2_cq_depth(s, is_ldb, port);
@@ -48,7 +52,29 @@ static bool dlb2_cq_can_take(DLB2State *s, bool is_ldb, unsigned int port)
                  port) & 1) {
         return false;
     }
-    return depth && tokens < depth;
+    return depth && tokens < depth && dlb2_cq_depths_agree(s, is_ldb, port);
+}
+
+/* The CQ's domain (CHP_*_CQ2VAS) is the QE's: domains are isolated (7.1). */
+static bool dlb2_cq_in_domain(DLB2State *s, bool is_ldb, unsigned int port,
+                              unsigned int domain)
+{
+    return (dlb2_reg(s, is_ldb ? DLB2_R_CHP_LDB_CQ2VAS : DLB2_R_CHP_DIR_CQ2VAS,
+                     port) & 0x1f) == domain;
+}
+
+/*
+ * An LDB CQ can take a QE: as any CQ, plus a valid history-list window of
+ * its own with room, and fewer outstanding QEs than LSP_CQ_LDB_INFL_LIM.
+ */
+static bool dlb2_ldb_cq_ready(DLB2State *s, unsigned int cq)
+{
+    uint32_t infl_lim = dlb2_reg(s, DLB2_R_LSP_CQ_LDB_INFL_LIM, cq) & 0xfff;
+    uint32_t hl_size = (dlb2_reg(s, DLB2_R_CHP_HIST_LIST_LIM, cq) & 0x1fff) -
+                       (dlb2_reg(s, DLB2_R_CHP_HIST_LIST_BASE, cq) & 0x1fff) + 1;
+
+    return dlb2_cq_can_take(s, true, cq) && !(s->hl_bad & (1ull << cq)) &&
+           dlb2_hl_count(s, cq) < MIN(infl_lim, hl_size);
 }
 
 /* Congestion bucket of the source queue reported in the CQ entry (4.1). */
@@ -137,15 +163,18 @@ void dlb2_ldb_enqueue(DLB2State *s, DLB2QE *qe)
 {
     DLB2LdbQueue *q = &s->ldb_queue[qe->hcw.qid];
 
+    bool atomic = (qe->hcw.sched & 3) == DLB2_SCHED_ATOMIC;
+
     QTAILQ_INSERT_TAIL(&q->waiting[dlb2_prio_bin(&qe->hcw)], qe, next);
     s->ldb_waiting++;
-    if ((qe->hcw.sched & 3) == DLB2_SCHED_ATOMIC) {
+    if (atomic) {
         q->atomic++;
         q->enq_total_atm++;
     } else {
         q->nonatomic++;
         q->enq_total_naldb++;
     }
+    dlb2_slots_haswork(s, qe->hcw.qid, atomic);
     trace_dlb2_enqueue("ldb", qe->hcw.qid, qe->hcw.sched, qe->hcw.data);
 }
 
@@ -163,6 +192,9 @@ static bool dlb2_sched_dir(DLB2State *s, unsigned int port)
         if (qe) {
             break;
         }
+    }
+    if (!dlb2_cq_in_domain(s, false, port, qe->domain)) {
+        return false;
     }
     QTAILQ_REMOVE(&q->waiting[bin], qe, next);
     q->depth--;
@@ -196,16 +228,13 @@ static DLB2Flow *dlb2_flow(DLB2LdbQueue *q, uint16_t flow, bool create)
     return f;
 }
 
-static unsigned int dlb2_num_sns(DLB2State *s, unsigned int qid)
-{
-    unsigned int mode = dlb2_reg(s, DLB2_R_CHP_ORD_QID_SN_MAP, qid) & 7;
-
-    return 64u << MIN(mode, 4u);
-}
-
-/* Pick the QE queue q can give CQ c now, or NULL. */
+/*
+ * Pick the QE queue qid can give CQ cq now, or NULL: the highest-priority,
+ * oldest QE of a kind the CQ's slots allow (nonatomic, atomic) that the
+ * queue's limits let go (facts 7.3, 7.4, 7.6).
+ */
 static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
-                         unsigned int *bin_out)
+                         bool nonatomic, bool atomic, unsigned int *bin_out)
 {
     DLB2LdbQueue *q = &s->ldb_queue[qid];
     uint32_t aqed_lim = dlb2_reg(s, DLB2_R_LSP_QID_AQED_ACTIVE_LIM, qid) &
@@ -214,25 +243,36 @@ static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
     unsigned int bin;
     DLB2QE *qe;
 
+    /* The AQED limit holds for pinned flows too. */
+    if (q->aqed_active >= aqed_lim) {
+        atomic = false;
+    }
+    if (!atomic && !nonatomic) {
+        return NULL;
+    }
     for (bin = 0; bin < DLB2_NUM_PRIO_BINS; bin++) {
         QTAILQ_FOREACH(qe, &q->waiting[bin], next) {
             unsigned int type = qe->hcw.sched & 3;
             DLB2Flow *f;
 
-            if (type == DLB2_SCHED_ORDERED) {
-                if (q->sn_busy >= dlb2_num_sns(s, qid)) {
+            if (!dlb2_cq_in_domain(s, true, cq, qe->domain)) {
+                continue;
+            }
+            if (type == DLB2_SCHED_ATOMIC) {
+                if (!atomic) {
                     continue;
                 }
-            } else if (type == DLB2_SCHED_ATOMIC) {
                 f = dlb2_flow(q, dlb2_flow_id(s, qid, qe->hcw.lock_id), false);
-                if (f && f->cq >= 0) {
-                    if (f->cq != cq) {
-                        continue;       /* pinned elsewhere (7.4) */
-                    }
-                } else if (q->aqed_active >= aqed_lim ||
-                           g_hash_table_size(q->flows) >= fid_lim) {
-                    continue;           /* no room for another active flow */
+                if (f ? f->cq != cq :
+                    g_hash_table_size(q->flows) >= fid_lim) {
+                    continue;   /* pinned elsewhere, or no room for a flow */
                 }
+            } else if (!nonatomic) {
+                continue;
+            } else if (type == DLB2_SCHED_ORDERED &&
+                       ((s->sn_bad & (1u << qid)) ||
+                        q->sn_busy >= dlb2_num_sns(s, qid))) {
+                continue;
             }
             *bin_out = bin;
             return qe;
@@ -241,84 +281,138 @@ static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
     return NULL;
 }
 
-static bool dlb2_sched_ldb(DLB2State *s, unsigned int cq)
+/* Whether queue qid can give CQ cq a QE now; *bin and *qe say which. */
+static DLB2QE *dlb2_pick_for_cq(DLB2State *s, unsigned int qid,
+                                unsigned int cq, uint8_t *slots,
+                                unsigned int *bin)
 {
-    DLB2LdbPort *p = &s->ldb_port[cq];
+    DLB2LdbQueue *q = &s->ldb_queue[qid];
+    uint8_t na, at;
+
+    if (!(q->atomic + q->nonatomic) ||
+        !(dlb2_reg(s, DLB2_R_SYS_LDB_QID_V, qid) & 1) ||
+        q->inflight >= (dlb2_reg(s, DLB2_R_LSP_QID_LDB_INFL_LIM, qid) &
+                        0xfff)) {
+        return NULL;
+    }
+    na = q->nonatomic ? dlb2_slots_for(s, cq, qid, false) : 0;
+    at = q->atomic ? dlb2_slots_for(s, cq, qid, true) : 0;
+    *slots = na | at;
+    return *slots ? dlb2_pick(s, qid, cq, na, at, bin) : NULL;
+}
+
+/* The best (lowest) priority value among slots of CQ cq. */
+static unsigned int dlb2_slot_prio(uint32_t priov, uint8_t slots)
+{
+    unsigned int slot, best = 8;
+
+    for (slot = 0; slot < DLB2_QID_SLOTS; slot++) {
+        if (slots & (1u << slot)) {
+            best = MIN(best, (priov >> (3 * slot)) & 7);
+        }
+    }
+    return best;
+}
+
+/*
+ * Whether CQ cq has work of a better slot priority than prio from another
+ * queue than qid: it takes that first (facts 7.2).
+ */
+static bool dlb2_cq_has_better(DLB2State *s, unsigned int cq,
+                               unsigned int qid, unsigned int prio)
+{
     uint32_t priov = dlb2_reg(s, DLB2_R_LSP_CQ2PRIOV, cq);
     uint64_t cq2qid = dlb2_reg(s, DLB2_R_LSP_CQ2QID0, cq) |
                       (uint64_t)dlb2_reg(s, DLB2_R_LSP_CQ2QID1, cq) << 32;
-    uint32_t hl_lim = dlb2_reg(s, DLB2_R_CHP_HIST_LIST_LIM, cq) & 0x1fff;
-    uint32_t hl_base = dlb2_reg(s, DLB2_R_CHP_HIST_LIST_BASE, cq) & 0x1fff;
-    uint32_t hl_size = hl_lim - hl_base + 1;
-    uint32_t infl_lim = dlb2_reg(s, DLB2_R_LSP_CQ_LDB_INFL_LIM, cq) & 0xfff;
-    unsigned int prio, i, bin;
-    uint32_t thresh;
+    unsigned int slot, other, bin;
+    uint8_t slots;
 
-    if (!(priov >> 24) || !dlb2_cq_can_take(s, true, cq) ||
-        p->hist_count >= MIN(infl_lim, hl_size)) {
-        return false;
-    }
-    /* Slots by priority (0 first), round-robin inside a priority. */
-    for (prio = 0; prio < 8; prio++) {
-        for (i = 0; i < DLB2_QID_SLOTS; i++) {
-            unsigned int slot = (p->rr_slot + i) % DLB2_QID_SLOTS;
-            unsigned int qid = (cq2qid >> (8 * slot)) & 0x7f;
-            DLB2LdbQueue *q;
-            DLB2HistEntry *e;
-            DLB2QE *qe;
-
-            if (!(priov & (1u << (24 + slot))) ||
-                ((priov >> (3 * slot)) & 7) != prio ||
-                qid >= DLB2_NUM_LDB_QUEUES) {
-                continue;
-            }
-            q = &s->ldb_queue[qid];
-            if (!(q->atomic + q->nonatomic) ||
-                !(dlb2_reg(s, DLB2_R_SYS_LDB_QID_V, qid) & 1) ||
-                q->inflight >= (dlb2_reg(s, DLB2_R_LSP_QID_LDB_INFL_LIM, qid) &
-                                0xfff)) {
-                continue;
-            }
-            qe = dlb2_pick(s, qid, cq, &bin);
-            if (!qe) {
-                continue;
-            }
-
-            QTAILQ_REMOVE(&q->waiting[bin], qe, next);
-            s->ldb_waiting--;
-            e = &p->hist[(p->hist_head + p->hist_count) %
-                         DLB2_HIST_LIST_ENTRIES];
-            p->hist_count++;
-            q->inflight++;
-            e->qid = qid;
-            e->sched_type = qe->hcw.sched & 3;
-            if (e->sched_type == DLB2_SCHED_ATOMIC) {
-                DLB2Flow *f;
-
-                e->flow = dlb2_flow_id(s, qid, qe->hcw.lock_id);
-                f = dlb2_flow(q, e->flow, true);
-                f->cq = cq;
-                f->inflight++;
-                q->atomic--;
-                q->aqed_active++;
-            } else {
-                q->nonatomic--;
-                if (e->sched_type == DLB2_SCHED_ORDERED) {
-                    e->sn = q->sn_next;
-                    q->sns[e->sn].busy = true;
-                    q->sns[e->sn].done = false;
-                    q->sn_next = (q->sn_next + 1) % dlb2_num_sns(s, qid);
-                    q->sn_busy++;
-                }
-            }
-            p->rr_slot = (slot + 1) % DLB2_QID_SLOTS;
-            thresh = dlb2_reg(s, DLB2_R_LSP_QID_NALDB_DEPTH_THRSH, qid);
-            dlb2_cq_write(s, true, cq, &qe->hcw, qid,
-                          dlb2_depth_bucket(q->atomic + q->nonatomic, thresh));
-            trace_dlb2_schedule(cq, qid, e->sched_type, e->flow, e->sn);
-            dlb2_scheduled(s, true, cq, qe);
+    for (slot = 0; slot < DLB2_QID_SLOTS; slot++) {
+        other = (cq2qid >> (8 * slot)) & 0x7f;
+        if (!(priov & (1u << (24 + slot))) ||
+            ((priov >> (3 * slot)) & 7) >= prio || other == qid ||
+            other >= DLB2_NUM_LDB_QUEUES) {
+            continue;
+        }
+        if (dlb2_pick_for_cq(s, other, cq, &slots, &bin) &&
+            dlb2_slot_prio(priov, slots) < prio) {
             return true;
         }
+    }
+    return false;
+}
+
+/* Deliver qe of queue qid to LDB CQ cq: history list, counters, CQ write. */
+static void dlb2_deliver_ldb(DLB2State *s, unsigned int qid, unsigned int cq,
+                             DLB2QE *qe, unsigned int bin)
+{
+    DLB2LdbQueue *q = &s->ldb_queue[qid];
+    DLB2HistEntry e = { .qid = qid, .sched_type = qe->hcw.sched & 3 };
+    uint32_t thresh;
+
+    QTAILQ_REMOVE(&q->waiting[bin], qe, next);
+    s->ldb_waiting--;
+    q->inflight++;
+    if (e.sched_type == DLB2_SCHED_ATOMIC) {
+        DLB2Flow *f;
+
+        e.flow = dlb2_flow_id(s, qid, qe->hcw.lock_id);
+        f = dlb2_flow(q, e.flow, true);
+        f->cq = cq;
+        f->inflight++;
+        q->atomic--;
+        q->aqed_active++;
+    } else {
+        q->nonatomic--;
+        if (e.sched_type == DLB2_SCHED_ORDERED) {
+            e.sn = q->sn_next;
+            q->sns[e.sn].busy = true;
+            q->sns[e.sn].done = false;
+            q->sn_next = (q->sn_next + 1) % dlb2_num_sns(s, qid);
+            q->sn_busy++;
+        }
+    }
+    /* dlb2_ldb_cq_ready() made sure that the window has room. */
+    dlb2_hl_push(s, cq, &e);
+    thresh = dlb2_reg(s, DLB2_R_LSP_QID_NALDB_DEPTH_THRSH, qid);
+    dlb2_cq_write(s, true, cq, &qe->hcw, qid,
+                  dlb2_depth_bucket(q->atomic + q->nonatomic, thresh));
+    trace_dlb2_schedule(cq, qid, e.sched_type, e.flow, e.sn);
+    dlb2_scheduled(s, true, cq, qe);
+}
+
+/*
+ * Give one QE of LDB queue qid to the next CQ that can take it, round-robin
+ * over the CQs mapped to the queue from the one served last (facts 7.3,
+ * model choice).
+ */
+static bool dlb2_sched_ldb_queue(DLB2State *s, unsigned int qid)
+{
+    DLB2LdbQueue *q = &s->ldb_queue[qid];
+    uint64_t cqs;
+    unsigned int i, bin;
+
+    if (!(q->atomic + q->nonatomic)) {
+        return false;
+    }
+    cqs = dlb2_qid_cqs(s, qid);
+    for (i = 1; cqs && i <= DLB2_NUM_LDB_PORTS; i++) {
+        unsigned int cq = (q->rr_cq + i) % DLB2_NUM_LDB_PORTS;
+        uint8_t slots;
+        DLB2QE *qe;
+
+        if (!(cqs & (1ull << cq)) || !dlb2_ldb_cq_ready(s, cq)) {
+            continue;
+        }
+        qe = dlb2_pick_for_cq(s, qid, cq, &slots, &bin);
+        if (!qe || dlb2_cq_has_better(s, cq, qid,
+                                      dlb2_slot_prio(dlb2_reg(s,
+                                          DLB2_R_LSP_CQ2PRIOV, cq), slots))) {
+            continue;
+        }
+        dlb2_deliver_ldb(s, qid, cq, qe, bin);
+        q->rr_cq = cq;
+        return true;
     }
     return false;
 }
@@ -367,13 +461,8 @@ void dlb2_ldb_retire(DLB2State *s, unsigned int port, const DLB2HistEntry *e)
     }
 }
 
-/* LSP_LDB_SCHED_CTRL: the model recomputes has-work state on its own. */
-void dlb2_sched_ctrl(DLB2State *s, uint32_t val)
-{
-    trace_dlb2_sched_ctrl(val);
-}
-
-void dlb2_schedule(DLB2State *s)
+/* Schedule until no CQ can take more work. */
+void dlb2_schedule_now(DLB2State *s)
 {
     unsigned int ndir = dlb2_num_dir_ports(s->ver), p;
     bool progress;
@@ -383,6 +472,7 @@ void dlb2_schedule(DLB2State *s)
         return;
     }
     s->in_schedule = true;
+    dlb2_cfg_check(s);
     do {
         s->schedule_again = false;
         do {
@@ -390,15 +480,36 @@ void dlb2_schedule(DLB2State *s)
             for (p = 0; s->dir_waiting && p < ndir; p++) {
                 progress |= dlb2_sched_dir(s, p);
             }
-            /* One QE per CQ per round: round-robin over eligible CQs. */
-            for (p = 0; s->ldb_waiting && p < DLB2_NUM_LDB_PORTS; p++) {
-                progress |= dlb2_sched_ldb(s, (s->rr_cq + p) %
-                                              DLB2_NUM_LDB_PORTS);
+            /* One QE per queue per round, queues visited round-robin. */
+            for (p = 0; s->ldb_waiting && p < DLB2_NUM_LDB_QUEUES; p++) {
+                progress |= dlb2_sched_ldb_queue(s, (s->rr_qid + p) %
+                                                    DLB2_NUM_LDB_QUEUES);
             }
-            s->rr_cq = (s->rr_cq + 1) % DLB2_NUM_LDB_PORTS;
+            s->rr_qid = (s->rr_qid + 1) % DLB2_NUM_LDB_QUEUES;
         } while (progress);
     } while (s->schedule_again);
     s->in_schedule = false;
+}
+
+static void dlb2_sched_timer_cb(void *opaque)
+{
+    dlb2_schedule_now(opaque);
+}
+
+/*
+ * Something changed that may let waiting QEs move.  By default the
+ * scheduler runs later, off the vCPU that wrote the register or HCW
+ * (DLB2_SCHED_DELAY_NS of virtual time, so that a qtest decides when with
+ * clock_step); with sync-sched=on it runs now, inside the write.
+ */
+void dlb2_schedule(DLB2State *s)
+{
+    if (s->sync_sched) {
+        dlb2_schedule_now(s);
+    } else if (!timer_pending(s->sched_timer)) {
+        timer_mod(s->sched_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                  DLB2_SCHED_DELAY_NS);
+    }
 }
 
 static void dlb2_qe_list_free(DLB2QEList *l)
@@ -415,9 +526,7 @@ void dlb2_sched_init(DLB2State *s)
 {
     unsigned int i, b, n;
 
-    for (i = 0; i < DLB2_NUM_LDB_PORTS; i++) {
-        s->ldb_port[i].hist = g_new0(DLB2HistEntry, DLB2_HIST_LIST_ENTRIES);
-    }
+    s->sched_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dlb2_sched_timer_cb, s);
     for (i = 0; i < DLB2_NUM_LDB_QUEUES; i++) {
         DLB2LdbQueue *q = &s->ldb_queue[i];
 
@@ -443,13 +552,13 @@ void dlb2_sched_reset(DLB2State *s)
 {
     unsigned int i, b, n;
 
+    timer_del(s->sched_timer);
+    memset(s->ldb_port, 0, sizeof(s->ldb_port));
     for (i = 0; i < DLB2_NUM_LDB_PORTS; i++) {
-        DLB2LdbPort *p = &s->ldb_port[i];
-        DLB2HistEntry *hist = p->hist;
-
-        memset(p, 0, sizeof(*p));
-        p->hist = hist;
+        s->ldb_port[i].st.inflight_ok = 0xff;
     }
+    memset(s->hist, 0, sizeof(s->hist));
+    s->cfg_dirty = true;
     memset(s->dir_port, 0, sizeof(s->dir_port));
     for (i = 0; i < DLB2_NUM_LDB_QUEUES; i++) {
         DLB2LdbQueue *q = &s->ldb_queue[i];
@@ -465,6 +574,7 @@ void dlb2_sched_reset(DLB2State *s)
         q->atomic = q->nonatomic = q->inflight = q->aqed_active = 0;
         q->enq_total_atm = q->enq_total_naldb = 0;
         q->sn_next = q->sn_oldest = q->sn_busy = 0;
+        q->rr_cq = DLB2_NUM_LDB_PORTS - 1;
     }
     for (i = 0; i < DLB2_MAX_DIR_PORTS; i++) {
         DLB2DirQueue *q = &s->dir_queue[i];
@@ -484,7 +594,7 @@ void dlb2_sched_reset(DLB2State *s)
     memset(s->vec_deferred, 0, sizeof(s->vec_deferred));
     s->ldb_sched_total = s->dir_sched_total = 0;
     s->dir_waiting = s->ldb_waiting = 0;
-    s->rr_cq = 0;
+    s->rr_qid = 0;
 }
 
 void dlb2_sched_fini(DLB2State *s)
@@ -492,9 +602,7 @@ void dlb2_sched_fini(DLB2State *s)
     unsigned int i;
 
     dlb2_sched_reset(s);
-    for (i = 0; i < DLB2_NUM_LDB_PORTS; i++) {
-        g_free(s->ldb_port[i].hist);
-    }
+    timer_free(s->sched_timer);
     for (i = 0; i < DLB2_NUM_LDB_QUEUES; i++) {
         g_hash_table_destroy(s->ldb_queue[i].flows);
         g_free(s->ldb_queue[i].sns);

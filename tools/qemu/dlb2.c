@@ -7,7 +7,7 @@
  * reset.  See Documentation/qemu-dlb2-model.rst in the AccDirect repository
  * for what is modelled and the choices made where public facts are silent.
  *
- * Usage: -device dlb2[,version=2.0|2.5]
+ * Usage: -device dlb2[,version=2.0|2.5][,sync-sched=on]
  */
 #include "qemu/osdep.h"
 #include "qemu/units.h"
@@ -127,6 +127,7 @@ static void dlb2_reset(DeviceState *dev)
 
 static Property dlb2_properties[] = {
     DEFINE_PROP_STRING("version", DLB2State, version_str),
+    DEFINE_PROP_BOOL("sync-sched", DLB2State, sync_sched, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -22,6 +22,7 @@
 
 #include "hw/pci/pci.h"
 #include "qemu/queue.h"
+#include "qemu/timer.h"
 #include "qom/object.h"
 
 #define TYPE_DLB2 "dlb2"
@@ -70,6 +71,12 @@ typedef enum DLB2Version {
 #define DLB2_QID_SLOTS              8
 #define DLB2_NUM_PRIO_BINS          4       /* model choice: priority >> 1 */
 #define DLB2_MAX_CQ_DEPTH           1024
+
+/*
+ * Model choice: the scheduler runs this long (virtual time) after the MMIO
+ * write that gave it work, unless sync-sched=on (dlb2-sched.c).
+ */
+#define DLB2_SCHED_DELAY_NS         1
 
 static inline unsigned int dlb2_num_dir_ports(DLB2Version ver)
 {
@@ -125,11 +132,21 @@ typedef struct DLB2Port {
     uint16_t staged_mask;
 } DLB2Port;
 
+/*
+ * Per-slot scheduler status of an LDB CQ, one bit per QID slot, set and
+ * cleared through LSP_LDB_SCHED_CTRL (facts section 6.7 step 5e/f) and by
+ * the scheduler itself (dlb2-map.c).
+ */
+typedef struct DLB2SlotStatus {
+    uint8_t nalb_haswork;   /* the slot's queue has non-atomic work */
+    uint8_t rlist_haswork;  /* the slot's queue has atomic work */
+    uint8_t inflight_ok;    /* the slot may be scheduled */
+    uint8_t aqed_nfull;     /* stored, not used */
+} DLB2SlotStatus;
+
 typedef struct DLB2LdbPort {
     DLB2Port c;
-    DLB2HistEntry *hist;    /* FIFO of DLB2_HIST_LIST_ENTRIES entries */
-    unsigned int hist_head, hist_count;
-    unsigned int rr_slot;   /* round-robin among equal-priority slots */
+    DLB2SlotStatus st;
 } DLB2LdbPort;
 
 /* Per atomic flow of an LDB queue. */
@@ -155,6 +172,7 @@ typedef struct DLB2LdbQueue {
     DLB2SeqNum *sns;                /* ordered: DLB2_MAX_SNS entries */
     uint32_t sn_next, sn_oldest;    /* next to hand out, oldest busy */
     uint32_t sn_busy;               /* handed out, not yet released */
+    unsigned int rr_cq;             /* last CQ served: round-robin (7.3) */
 } DLB2LdbQueue;
 
 typedef struct DLB2DirQueue {
@@ -188,6 +206,7 @@ struct DLB2State {
 
     /* Properties */
     char *version_str;
+    bool sync_sched;            /* schedule inside the MMIO write (debug) */
 
     DLB2Version ver;
 
@@ -215,11 +234,24 @@ struct DLB2State {
     uint32_t occ_ldb[2], occ_dir[3];            /* CQ interrupt status bits */
     bool vec_latched[2];        /* vector 0/1 sent, not yet acknowledged */
     bool vec_deferred[2];       /* an event came while latched */
-    unsigned int rr_cq;         /* round-robin start among LDB CQs */
+    unsigned int rr_qid;        /* round-robin start among LDB queues */
     uint32_t dir_waiting;       /* QEs waiting in directed queues */
     uint32_t ldb_waiting;       /* QEs waiting in LDB queues */
     bool in_schedule;
     bool schedule_again;
+    QEMUTimer *sched_timer;     /* asynchronous scheduling (dlb2-sched.c) */
+
+    /* The history list, shared by all LDB CQs in windows (dlb2-hist.c). */
+    DLB2HistEntry hist[DLB2_HIST_LIST_ENTRIES];
+
+    /*
+     * Configuration checks, recomputed when a register they read changes
+     * (dlb2-map.c): LDB CQs whose history-list window is invalid or
+     * overlaps another's, LDB queues whose sequence-number slot is invalid.
+     */
+    bool cfg_dirty;
+    uint64_t hl_bad;
+    uint32_t sn_bad;
 };
 
 static inline DLB2Port *dlb2_port(DLB2State *s, bool is_ldb, unsigned int port)
@@ -244,20 +276,42 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
 void dlb2_credit_return(DLB2State *s, unsigned int domain, bool to_ldb);
 void dlb2_qe_route(DLB2State *s, DLB2QE *qe);
 
+/* dlb2-hist.c */
+unsigned int dlb2_hl_count(DLB2State *s, unsigned int port);
+bool dlb2_hl_push(DLB2State *s, unsigned int port, const DLB2HistEntry *e);
+bool dlb2_hl_pop(DLB2State *s, unsigned int port, DLB2HistEntry *e);
+const DLB2HistEntry *dlb2_hl_oldest(DLB2State *s, unsigned int port);
+bool dlb2_hl_window_ok(DLB2State *s, unsigned int port);
+bool dlb2_hl_windows_overlap(DLB2State *s, unsigned int a, unsigned int b);
+
+/* dlb2-map.c */
+bool dlb2_reg_affects_cfg(DLB2RegId id);
+void dlb2_cfg_check(DLB2State *s);
+bool dlb2_map_write(DLB2State *s, DLB2RegId id, unsigned int idx,
+                    uint32_t *val);
+uint64_t dlb2_qid_cqs(DLB2State *s, unsigned int qid);
+uint8_t dlb2_slots_for(DLB2State *s, unsigned int cq, unsigned int qid,
+                       bool atomic);
+void dlb2_slots_haswork(DLB2State *s, unsigned int qid, bool atomic);
+void dlb2_sched_ctrl(DLB2State *s, uint32_t val);
+unsigned int dlb2_num_sns(DLB2State *s, unsigned int qid);
+bool dlb2_cq_depths_agree(DLB2State *s, bool is_ldb, unsigned int port);
+
 /* dlb2-sched.c */
 void dlb2_sched_init(DLB2State *s);
 void dlb2_sched_reset(DLB2State *s);
 void dlb2_sched_fini(DLB2State *s);
 void dlb2_schedule(DLB2State *s);
+void dlb2_schedule_now(DLB2State *s);
 void dlb2_ldb_enqueue(DLB2State *s, DLB2QE *qe);
 void dlb2_dir_enqueue(DLB2State *s, DLB2QE *qe);
-void dlb2_sched_ctrl(DLB2State *s, uint32_t val);
 void dlb2_ldb_retire(DLB2State *s, unsigned int port, const DLB2HistEntry *e);
 void dlb2_ordered_attach(DLB2State *s, const DLB2HistEntry *e, DLB2QE *qe);
 
 /* dlb2-irq.c */
 void dlb2_alarm(DLB2State *s, DLB2Alarm alarm, bool is_ldb, unsigned int port,
                 const DLB2HCW *hcw);
+void dlb2_hw_alarm(DLB2State *s, unsigned int syndrome);
 void dlb2_cq_irq_check(DLB2State *s, bool is_ldb, unsigned int port);
 void dlb2_msix_ack(DLB2State *s, uint32_t val);
 

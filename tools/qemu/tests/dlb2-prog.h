@@ -111,6 +111,11 @@ static inline void wr(DLB2Dev *t, uint32_t off, uint32_t val)
 #define LSP_QID2CQIDIX2(q, k)       (R(0xa1600000, 0x91780000) + \
                                      (q) * 0x1000 + (k) * 0x80000)
 #define LSP_QID_ATM_ACTIVE(x)       (R(0xa2180000, 0x92300000) + (x) * 0x1000)
+#define LSP_QID_AQED_ACTIVE_CNT(x)  (R(0xa0a00000, 0x90b80000) + (x) * 0x1000)
+#define LSP_LDB_SCHED_CTRL          R(0xa400002c, 0x9400002c)
+#define RO_GRP_SN_MODE              R(0x94000000, 0x84000000)
+#define CHP_HIST_LIST_POP_PTR(x)    (R(0x40800000, 0x40880000) + (x) * 0x1000)
+#define CHP_HIST_LIST_PUSH_PTR(x)   (R(0x40880000, 0x40900000) + (x) * 0x1000)
 
 /* FUNC BAR offsets */
 #define PP_DIR(p)                   (0x2000000 + (p) * 0x1000)
@@ -170,17 +175,31 @@ static inline void dir_pair(DLB2Dev *t, unsigned int dom, unsigned int q,
     wr(t, LSP_CQ_DIR_DSBL(q), 0);
 }
 
-/* LDB queue q: sns = sequence numbers (0: none), atm = atomic inflights. */
+/* SN group mode of a number of sequence numbers per queue: 64 << mode. */
+static inline unsigned int sn_mode(unsigned int sns)
+{
+    return 32 - __builtin_clz(sns) - 7;
+}
+
+/*
+ * LDB queue q: sns = sequence numbers (0: none), atm = atomic inflights.
+ * An ordered queue takes slot q % slots of SN group 0, whose mode is set to
+ * match (facts sections 6.1 step 8, 6.3).
+ */
 static inline void ldb_queue(DLB2Dev *t, unsigned int dom, unsigned int q,
                              unsigned int sns, unsigned int atm)
 {
+    unsigned int mode = sns ? sn_mode(sns) : 0;
+
+    if (sns) {
+        wr(t, RO_GRP_SN_MODE, (rd(t, RO_GRP_SN_MODE) & ~7u) | mode);
+    }
     wr(t, SYS_LDB_VASQID_V(dom * 32 + q), 0);
     wr(t, LSP_QID_LDB_INFL_LIM(q), 2048);
     wr(t, LSP_QID_AQED_ACTIVE_LIM(q), atm);
     wr(t, AQED_QID_HID_WIDTH(q), 0);
     wr(t, AQED_QID_FID_LIM(q), 512);
-    /* SN group 0, slot q, mode 4 (1024 SNs) when ordered. */
-    wr(t, CHP_ORD_QID_SN_MAP(q), sns ? 4 | (q & 0xf) << 3 : 0);
+    wr(t, CHP_ORD_QID_SN_MAP(q), sns ? mode | (q % (16 >> mode)) << 3 : 0);
     wr(t, SYS_LDB_QID_CFG_V(q), (sns != 0) | (atm != 0) << 1);
     wr(t, SYS_LDB_QID_V(q), 1);
 }
@@ -204,6 +223,8 @@ static inline void ldb_port(DLB2Dev *t, unsigned int dom, unsigned int p,
     wr(t, CHP_HIST_LIST_LIM(p), hl_base + hl - 1);
     wr(t, CHP_HIST_LIST_BASE(p), hl_base);
     wr(t, LSP_CQ_LDB_INFL_LIM(p), hl);
+    wr(t, CHP_HIST_LIST_PUSH_PTR(p), hl_base);
+    wr(t, CHP_HIST_LIST_POP_PTR(p), hl_base);
     wr(t, CHP_LDB_CQ2VAS(p), dom);
     wr(t, LSP_CQ2PRIOV(p), 0);
     wr(t, SYS_LDB_PP2VAS(p), dom);
@@ -211,20 +232,26 @@ static inline void ldb_port(DLB2Dev *t, unsigned int dom, unsigned int p,
     wr(t, LSP_CQ_LDB_DSBL(p), 0);
 }
 
-/* Static map of queue q into slot s of LDB port p (facts section 6.7). */
+/*
+ * Static map of queue q into slot s of LDB port p (facts section 6.7): the
+ * CQ is disabled while its map changes, then enabled again if it was.
+ */
 static inline void map(DLB2Dev *t, unsigned int p, unsigned int q,
                        unsigned int s, unsigned int prio)
 {
+    uint32_t dsbl = rd(t, LSP_CQ_LDB_DSBL(p));
     uint32_t priov = rd(t, LSP_CQ2PRIOV(p));
     uint32_t reg = s < 4 ? LSP_CQ2QID0(p) : LSP_CQ2QID1(p);
     uint32_t shift = 8 * (s % 4), bit = 1u << (s + 8 * (p % 4));
 
+    wr(t, LSP_CQ_LDB_DSBL(p), 1);
     priov &= ~(7u << (3 * s));
     wr(t, LSP_CQ2PRIOV(p), priov | 1u << (24 + s) | prio << (3 * s));
     wr(t, reg, (rd(t, reg) & ~(0x7fu << shift)) | q << shift);
     wr(t, ATM_QID2CQIDIX(q, p / 4), rd(t, ATM_QID2CQIDIX(q, p / 4)) | bit);
     wr(t, LSP_QID2CQIDIX(q, p / 4), rd(t, LSP_QID2CQIDIX(q, p / 4)) | bit);
     wr(t, LSP_QID2CQIDIX2(q, p / 4), rd(t, LSP_QID2CQIDIX2(q, p / 4)) | bit);
+    wr(t, LSP_CQ_LDB_DSBL(p), dsbl);
 }
 
 /* Start the domain: queue write permission (facts section 6.10). */

@@ -29,8 +29,20 @@ typedef struct T {
 
 #define QT(t)       container_of(t, T, d)
 
+/*
+ * The model schedules asynchronously, 1 ns of virtual time after the write
+ * that gave it work; qtest's virtual clock moves only when told.  Reads
+ * through these accessors first let the device run; the asynchronous test
+ * reads without them.
+ */
+static void qt_settle(DLB2Dev *t)
+{
+    qtest_clock_step(QT(t)->qts, 1);
+}
+
 static uint32_t qt_rd(DLB2Dev *t, uint32_t off)
 {
+    qt_settle(t);
     return qtest_readl(QT(t)->qts, BAR2_ADDR + off);
 }
 
@@ -46,6 +58,7 @@ static void qt_func_wq(DLB2Dev *t, uint64_t off, uint64_t val)
 
 static void qt_mem_rd(DLB2Dev *t, uint64_t addr, void *buf, size_t len)
 {
+    qt_settle(t);
     qtest_memread(QT(t)->qts, addr, buf, len);
 }
 
@@ -617,6 +630,7 @@ static void test_sparse(const void *data)
     for (i = 0; i < 4; i++) {
         hcw(t, PP_DIR(3), NEW, 3, DIRECTED, 0, 0, 0x70 + i);
     }
+    qt_settle(t);
     for (i = 0; i < 4; i++) {
         uint64_t v = qtest_readq(q->qts, cq.base + i * 64);
 
