@@ -85,7 +85,8 @@ static void map_bars(T *t)
                        cmd | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 }
 
-static T *t_start(const void *data, const char *extra)
+/* A device still powered off (CM_CFG_PM_PMCSR_DISABLE = 1). */
+static T *t_start_off(const void *data, const char *extra)
 {
     T *q = g_new0(T, 1);
     DLB2Dev *t = &q->d;
@@ -103,6 +104,15 @@ static T *t_start(const void *data, const char *extra)
     q->dev = qpci_device_find(q->bus, DLB2_DEVFN);
     g_assert(q->dev);
     map_bars(q);
+    return q;
+}
+
+/* A device powered on as drivers do first (facts section 6.1 step 2). */
+static T *t_start(const void *data, const char *extra)
+{
+    T *q = t_start_off(data, extra);
+    DLB2Dev *t = &q->d;
+
     wr(t, CM_PM_PMCSR_DISABLE, 0);
     return q;
 }
@@ -670,6 +680,8 @@ static void test_cq_interrupt(const void *data)
     t_end(q);
 }
 
+#include "dlb2-test-strict.c.inc"
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -690,6 +702,16 @@ int main(int argc, char **argv)
         { "domain-isolation", test_domain_isolation },
         { "sparse", test_sparse },
         { "cq-interrupt", test_cq_interrupt },
+        { "balance", test_balance },
+        { "map-registers", test_map_registers },
+        { "depth-select-mismatch", test_depth_select_mismatch },
+        { "history-list", test_history_list },
+        { "aqed-limit", test_aqed_limit },
+        { "sn-groups", test_sn_groups },
+        { "power-gate", test_power_gate },
+        { "fragments", test_fragments },
+        { "mixed-types", test_mixed_types },
+        { "async", test_async },
     };
     unsigned int v, i;
 
