@@ -5,11 +5,13 @@
  * payload, per-flow atomicity and per-queue order checked exactly), link
  * priorities, the CQ depth bound, credits (no enqueue without one, no alarm,
  * credits flow back), a blocking wait woken by the CQ interrupt, links
- * changed while the domain runs, and a long pipeline without loss or alarm
- * (DLB2_TRAFFIC_QES QEs, default 1000000).
+ * changed while the domain runs, a long pipeline without loss or alarm
+ * (DLB2_TRAFFIC_QES QEs, default 1000000), and CQ entries read with one
+ * 16-byte load, as DPDK reads them, never torn.
  *
  * Needs a DLB device and dlb2.ko loaded; skips without a device.
  */
+#include <emmintrin.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -929,6 +931,67 @@ TEST_F_TIMEOUT(tr, pipeline_without_loss, 540)
 	EXPECT_EQ(0, queue_depth(self->pci, "work"));
 	dlb2_port_close(src.w);
 	dlb2_port_close(sink);
+}
+
+/* ---- a CQ entry read with one aligned 16-byte load ------------------- */
+
+static void *torn_producer(void *arg)
+{
+	struct run *r = arg;
+	unsigned int s;
+
+	for (s = 0; s < r->per_producer; s++)
+		enqueue(r->prod[0], r->qid, DLB2_SCHED_DIRECTED, 0, 0,
+			(uint64_t)s << 16 | 0xd1b2);
+	return NULL;
+}
+
+/*
+ * DPDK's dequeue reads each 16-byte CQ entry with one aligned SSE load and
+ * trusts the rest of the entry once its generation bit is new.  Processors
+ * with AVX make such loads single-copy atomic; the device writes the
+ * generation bit last.  So an entry whose generation bit is new in one
+ * load must carry the new data in the same load.  The consumer compares
+ * each such load with the entry as libdlb2 then reads it (status byte
+ * first): any difference is a torn read.
+ */
+TEST_F_TIMEOUT(tr, cq_entry_read_in_one_load, 300)
+{
+	unsigned int n = 200000, got = 0, torn = 0;
+	struct run *r;
+	pthread_t tp;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, add_queue(self->dev, "dq", DLB2_DIR, 0, 0));
+	ASSERT_EQ(0, add_port(self->dev, "c0", DLB2_DIR, 8, DLB2_WAIT_POLL));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM, "c0", "dq", -1));
+	ASSERT_EQ(0, add_port(self->dev, "p0", DLB2_DIR, 8, DLB2_WAIT_POLL));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM));
+	r = new_run(n, DLB2_SCHED_DIRECTED);
+	r->qid = qid(self->dev, "dq");
+	r->cons[0] = open_port(_metadata, self->dev, "c0");
+	r->prod[0] = open_port(_metadata, self->dev, "p0");
+	ASSERT_TRUE(r->cons[0] && r->prod[0]);
+	pthread_create(&tp, NULL, torn_producer, r);
+	while (got < n) {
+		struct dlb2_port *p = r->cons[0];
+		const struct dlb2_cq_entry *at = dlb2_cq_entry_at(p, p->cq_idx);
+		__m128i v = _mm_load_si128((const __m128i *)at);
+		struct dlb2_cq_entry one, e;
+
+		memcpy(&one, &v, sizeof(one));
+		if ((one.status & DLB2_CQ_GEN) != dlb2_cq_gen(p, p->cq_idx))
+			continue;
+		ASSERT_EQ(1, dequeue1(p, &e));
+		torn += one.data != e.data;
+		EXPECT_EQ((uint64_t)got << 16 | 0xd1b2, e.data);
+		got++;
+	}
+	pthread_join(tp, NULL);
+	TH_LOG("%u of %u entries torn by a 16-byte load", torn, n);
+	EXPECT_EQ(0, torn);
+	close_all(r, 1);
 }
 
 TEST_HARNESS_MAIN
