@@ -346,6 +346,7 @@ static uint64_t dlb2_csr_read(void *opaque, hwaddr addr, unsigned size)
     DLB2RegId id;
     uint32_t val;
 
+    dlb2_schedule_overdue(s);
     if (!dlb2_reg_lookup(s, addr, &id, &idx)) {
         val = GPOINTER_TO_UINT(g_hash_table_lookup(s->unknown_regs,
                                                    GUINT_TO_POINTER(addr)));

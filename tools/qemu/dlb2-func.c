@@ -46,6 +46,7 @@ static void dlb2_pp_write(void *opaque, hwaddr addr, uint64_t val,
     DLB2HCW hcw;
 
     trace_dlb2_pp_write(is_ldb ? "ldb" : "dir", port, addr & 0xfff, size, val);
+    dlb2_schedule_overdue(s);
     if (port >= (is_ldb ? DLB2_NUM_LDB_PORTS : dlb2_num_dir_ports(s->ver)) ||
         off + size > 16) {
         return;     /* no such port, or a write across two HCWs: dropped */

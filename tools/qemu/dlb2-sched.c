@@ -507,8 +507,26 @@ void dlb2_schedule(DLB2State *s)
     if (s->sync_sched) {
         dlb2_schedule_now(s);
     } else if (!timer_pending(s->sched_timer)) {
+        s->sched_armed_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
         timer_mod(s->sched_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                                   DLB2_SCHED_DELAY_NS);
+    } else {
+        dlb2_schedule_overdue(s);
+    }
+}
+
+/*
+ * Called on every MMIO access: a schedule the main loop has not run for
+ * DLB2_SCHED_MAX_DELAY_NS runs now, so that the device's latency stays
+ * bounded however busy the vCPUs keep the big lock.
+ */
+void dlb2_schedule_overdue(DLB2State *s)
+{
+    if (timer_pending(s->sched_timer) &&
+        qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - s->sched_armed_ns >
+        DLB2_SCHED_MAX_DELAY_NS) {
+        timer_del(s->sched_timer);
+        dlb2_schedule_now(s);
     }
 }
 
@@ -547,11 +565,68 @@ void dlb2_sched_init(DLB2State *s)
     }
 }
 
+/*
+ * What holds waiting QEs back, traced when a reset finds QEs still waiting
+ * (trace event dlb2_stuck): a post-mortem of a stalled run.
+ */
+static void dlb2_trace_stuck(DLB2State *s)
+{
+    unsigned int qid, cq;
+
+    if (!trace_event_get_state_backends(TRACE_DLB2_STUCK)) {
+        return;
+    }
+    dlb2_cfg_check(s);
+    for (qid = 0; qid < DLB2_NUM_LDB_QUEUES; qid++) {
+        DLB2LdbQueue *q = &s->ldb_queue[qid];
+        uint64_t cqs = dlb2_qid_cqs(s, qid);
+        g_autoptr(GString) g = g_string_new(NULL);
+        unsigned int n, held = 0;
+
+        for (n = 0; n < DLB2_MAX_SNS; n++) {
+            DLB2QE *qe;
+
+            QTAILQ_FOREACH(qe, &q->sns[n].frags, next) {
+                held++;
+            }
+        }
+        if (!(q->atomic + q->nonatomic + q->inflight + q->sn_busy + held)) {
+            continue;
+        }
+        g_string_printf(g, "queue %u: atomic %u nonatomic %u inflight %u "
+                        "aqed %u flows %u sn_busy %u/%u next %u oldest %u "
+                        "(busy %d done %d) reorder-held %u;", qid, q->atomic,
+                        q->nonatomic, q->inflight, q->aqed_active,
+                        g_hash_table_size(q->flows), q->sn_busy,
+                        dlb2_num_sns(s, qid), q->sn_next, q->sn_oldest,
+                        q->sns[q->sn_oldest].busy, q->sns[q->sn_oldest].done,
+                        held);
+        for (cq = 0; cq < DLB2_NUM_LDB_PORTS; cq++) {
+            DLB2SlotStatus *st = &s->ldb_port[cq].st;
+
+            if (!(cqs & (1ull << cq))) {
+                continue;
+            }
+            g_string_append_printf(g, " cq %u: ready %d tokens %u hl %u "
+                                   "na %02x at %02x ok %02x haswork %02x/%02x",
+                                   cq, dlb2_ldb_cq_ready(s, cq),
+                                   s->ldb_port[cq].c.tokens,
+                                   dlb2_hl_count(s, cq),
+                                   dlb2_slots_for(s, cq, qid, false),
+                                   dlb2_slots_for(s, cq, qid, true),
+                                   st->inflight_ok, st->nalb_haswork,
+                                   st->rlist_haswork);
+        }
+        trace_dlb2_stuck(g->str);
+    }
+}
+
 /* Device reset: every QE, flow, sequence number and counter goes. */
 void dlb2_sched_reset(DLB2State *s)
 {
     unsigned int i, b, n;
 
+    dlb2_trace_stuck(s);
     timer_del(s->sched_timer);
     memset(s->ldb_port, 0, sizeof(s->ldb_port));
     for (i = 0; i < DLB2_NUM_LDB_PORTS; i++) {

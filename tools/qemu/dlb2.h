@@ -78,6 +78,13 @@ typedef enum DLB2Version {
  */
 #define DLB2_SCHED_DELAY_NS         1
 
+/*
+ * Model choice: a pending schedule older than this (host time) runs in the
+ * next MMIO access instead of waiting for the main loop, which vCPUs that
+ * hammer the device can keep from the big QEMU lock for seconds.
+ */
+#define DLB2_SCHED_MAX_DELAY_NS     (100 * 1000)
+
 static inline unsigned int dlb2_num_dir_ports(DLB2Version ver)
 {
     return ver == DLB2_V2_5 ? 96 : 64;
@@ -240,6 +247,7 @@ struct DLB2State {
     bool in_schedule;
     bool schedule_again;
     QEMUTimer *sched_timer;     /* asynchronous scheduling (dlb2-sched.c) */
+    int64_t sched_armed_ns;     /* host time the timer was armed */
 
     /* The history list, shared by all LDB CQs in windows (dlb2-hist.c). */
     DLB2HistEntry hist[DLB2_HIST_LIST_ENTRIES];
@@ -303,6 +311,7 @@ void dlb2_sched_reset(DLB2State *s);
 void dlb2_sched_fini(DLB2State *s);
 void dlb2_schedule(DLB2State *s);
 void dlb2_schedule_now(DLB2State *s);
+void dlb2_schedule_overdue(DLB2State *s);
 void dlb2_ldb_enqueue(DLB2State *s, DLB2QE *qe);
 void dlb2_dir_enqueue(DLB2State *s, DLB2QE *qe);
 void dlb2_ldb_retire(DLB2State *s, unsigned int port, const DLB2HistEntry *e);
