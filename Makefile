@@ -9,6 +9,7 @@
 #                       self-test (tools/vm/check)
 #   make check-debug    the same on the debug kernel (KASAN, lockdep, kmemleak)
 #   make demo           boot the VM and show the DLB device and its driver
+#   make mutation       mutation score of dlb2/hw.c against the device model
 #   make vm-kernel vm-qemu   build the harness kernel / QEMU (cached)
 #   make clean
 #
@@ -28,7 +29,7 @@ VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # never build products of an in-tree `make modules`.
 MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
-.PHONY: all modules check check-debug demo selftests tools vm-kernel vm-qemu vm-modules clean help
+.PHONY: all modules check check-debug demo mutation selftests tools vm-kernel vm-qemu vm-modules clean help
 
 all: modules
 
@@ -76,6 +77,11 @@ check-debug:
 
 demo:
 	tools/vm/demo
+
+# Mutants of dlb2/hw.c against the kselftests in the VM (tools/vm/mutate);
+# MUTATE_OPTS passes options, e.g. MUTATE_OPTS=--only=ldbp-wptr-one.
+mutation:
+	tools/vm/mutate $(MUTATE_OPTS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
