@@ -17,6 +17,7 @@
  */
 #include "qemu/osdep.h"
 #include "hw/pci/pci.h"
+#include "sysemu/qtest.h"
 #include "dlb2.h"
 #include "trace.h"
 
@@ -518,11 +519,12 @@ void dlb2_schedule(DLB2State *s)
 /*
  * Called on every MMIO access: a schedule the main loop has not run for
  * DLB2_SCHED_MAX_DELAY_NS runs now, so that the device's latency stays
- * bounded however busy the vCPUs keep the big lock.
+ * bounded however busy the vCPUs keep the big lock.  Under qtest, virtual
+ * time alone decides (the test steps the clock), so that tests are exact.
  */
 void dlb2_schedule_overdue(DLB2State *s)
 {
-    if (timer_pending(s->sched_timer) &&
+    if (!qtest_enabled() && timer_pending(s->sched_timer) &&
         qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - s->sched_armed_ns >
         DLB2_SCHED_MAX_DELAY_NS) {
         timer_del(s->sched_timer);
