@@ -115,7 +115,8 @@ void dlb2_cfg_check(DLB2State *s)
         if (!dlb2_ordered_queue(s, a)) {
             continue;
         }
-        if ((map & 7) != mode || mode > 4 || ((map >> 3) & 0xf) >= 16u >> mode) {
+        if ((map & 7) != mode || mode > 4 ||
+            ((map >> 3) & 0xf) >= 16u >> mode) {
             s->sn_bad |= 1u << a;
         }
         for (b = a + 1; b < DLB2_NUM_LDB_QUEUES; b++) {

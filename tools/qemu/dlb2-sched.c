@@ -71,8 +71,9 @@ static bool dlb2_cq_in_domain(DLB2State *s, bool is_ldb, unsigned int port,
 static bool dlb2_ldb_cq_ready(DLB2State *s, unsigned int cq)
 {
     uint32_t infl_lim = dlb2_reg(s, DLB2_R_LSP_CQ_LDB_INFL_LIM, cq) & 0xfff;
-    uint32_t hl_size = (dlb2_reg(s, DLB2_R_CHP_HIST_LIST_LIM, cq) & 0x1fff) -
-                       (dlb2_reg(s, DLB2_R_CHP_HIST_LIST_BASE, cq) & 0x1fff) + 1;
+    uint32_t hl_lim = dlb2_reg(s, DLB2_R_CHP_HIST_LIST_LIM, cq) & 0x1fff;
+    uint32_t hl_base = dlb2_reg(s, DLB2_R_CHP_HIST_LIST_BASE, cq) & 0x1fff;
+    uint32_t hl_size = hl_lim - hl_base + 1;
 
     return dlb2_cq_can_take(s, true, cq) && !(s->hl_bad & (1ull << cq)) &&
            dlb2_hl_count(s, cq) < MIN(infl_lim, hl_size);
@@ -282,7 +283,7 @@ static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
     return NULL;
 }
 
-/* Whether queue qid can give CQ cq a QE now; *bin and *qe say which. */
+/* The QE queue qid can give CQ cq now, or NULL; *slots and *bin say how. */
 static DLB2QE *dlb2_pick_for_cq(DLB2State *s, unsigned int qid,
                                 unsigned int cq, uint8_t *slots,
                                 unsigned int *bin)
