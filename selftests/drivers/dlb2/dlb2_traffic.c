@@ -4,8 +4,8 @@
  * atomic and ordered traffic with several producers and consumers (every
  * payload, per-flow atomicity and per-queue order checked exactly), link
  * priorities, the CQ depth bound, credits (no enqueue without one, no alarm,
- * credits flow back), a blocking wait woken by the CQ interrupt, links
- * changed while the domain runs, a long pipeline without loss or alarm
+ * credits flow back), a blocking wait woken by the CQ interrupt (directed
+ * and load-balanced ports), links changed while the domain runs, a long pipeline without loss or alarm
  * (DLB2_TRAFFIC_QES QEs, default 1000000), and CQ entries read with one
  * 16-byte load, as DPDK reads them, never torn.
  *
@@ -25,6 +25,7 @@
 
 #include "kselftest_harness.h"
 #include "dlb2_lib.h"
+#include "dlb2_qe.h"
 
 #define DOM		"ktr"
 
@@ -121,17 +122,6 @@ static long queue_depth(const char *pci, const char *queue)
 			"depth");
 }
 
-/* Enqueue one QE, retrying while the port has no credit. */
-static void enqueue(struct dlb2_port *p, uint8_t qid, uint8_t sched,
-		    uint8_t prio, uint16_t flow, uint64_t data)
-{
-	struct dlb2_hcw h;
-
-	dlb2_hcw_new(&h, qid, sched, prio, flow, data, 0);
-	while (dlb2_enqueue_burst(p, &h, 1) == -ENOSPC)
-		sched_yield();
-}
-
 /* Forward all @n (a burst may stop short when credits run out). */
 static void forward_all(struct dlb2_port *p, struct dlb2_hcw *h, int n)
 {
@@ -143,22 +133,6 @@ static void forward_all(struct dlb2_port *p, struct dlb2_hcw *h, int n)
 			done += k;
 		else
 			sched_yield();
-	}
-}
-
-/* Dequeue one QE, waiting up to about 5 s; 0 on timeout. */
-static int dequeue1(struct dlb2_port *p, struct dlb2_cq_entry *e)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		if (dlb2_dequeue_burst(p, e, 1) == 1)
-			return 1;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 5)
-			return 0;
-		sched_yield();
 	}
 }
 
@@ -711,7 +685,13 @@ static void *wait_thread(void *arg)
 	return NULL;
 }
 
-TEST_F_TIMEOUT(tr, blocking_wait_wakes_on_interrupt, 300)
+/*
+ * A consumer port of @type in interrupt wait mode: a wait with nothing there
+ * times out; a thread blocked in dlb2_wait() wakes when one QE arrives (the
+ * CQ interrupt at depth threshold 0), not by its timeout.
+ */
+static void blocking_wait(struct __test_metadata *_metadata, int dev,
+			  int type)
 {
 	struct timespec sent;
 	struct dlb2_cq_entry e;
@@ -720,22 +700,22 @@ TEST_F_TIMEOUT(tr, blocking_wait_wakes_on_interrupt, 300)
 	pthread_t t;
 	long ms;
 
-	if (!self->version)
-		return;
-	ASSERT_EQ(0, add_queue(self->dev, "dq", DLB2_DIR, 0, 0));
-	ASSERT_EQ(0, add_port(self->dev, "c", DLB2_DIR, 8, DLB2_WAIT_INTERRUPT));
-	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM, "c", "dq", -1));
-	ASSERT_EQ(0, add_port(self->dev, "p", DLB2_DIR, 8, DLB2_WAIT_POLL));
-	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM));
-	p = open_port(_metadata, self->dev, "p");
-	w.c = open_port(_metadata, self->dev, "c");
+	ASSERT_EQ(0, add_queue(dev, "q", type, DLB2_QUNORDERED, 0));
+	ASSERT_EQ(0, add_port(dev, "c", type, 8, DLB2_WAIT_INTERRUPT));
+	ASSERT_EQ(0, dlb2_link_add(dev, DOM, "c", "q", -1));
+	ASSERT_EQ(0, add_port(dev, "p", DLB2_DIR, 8, DLB2_WAIT_POLL));
+	ASSERT_EQ(0, dlb2_domain_enable(dev, DOM));
+	p = open_port(_metadata, dev, "p");
+	w.c = open_port(_metadata, dev, "c");
 	ASSERT_NE(NULL, w.c);
 	/* Nothing there: the wait times out. */
 	EXPECT_EQ(0, dlb2_wait(w.c, 100));
 	pthread_create(&t, NULL, wait_thread, &w);
 	usleep(300000);
 	clock_gettime(CLOCK_MONOTONIC, &sent);
-	enqueue(p, qid(self->dev, "dq"), DLB2_SCHED_DIRECTED, 0, 0, 42);
+	enqueue(p, qid(dev, "q"), type == DLB2_LDB ? DLB2_SCHED_UNORDERED :
+						    DLB2_SCHED_DIRECTED,
+		0, 0, 42);
 	pthread_join(t, NULL);
 	EXPECT_EQ(1, w.ret);
 	ms = (w.woke.tv_sec - sent.tv_sec) * 1000 +
@@ -744,10 +724,24 @@ TEST_F_TIMEOUT(tr, blocking_wait_wakes_on_interrupt, 300)
 	EXPECT_GT(5000, ms);		/* ... not by the timeout */
 	ASSERT_EQ(1, dlb2_dequeue_burst(w.c, &e, 1));
 	EXPECT_EQ(42, e.data);
+	if (type == DLB2_LDB)
+		dlb2_release(w.c, 1);
 	/* A polling port cannot block. */
 	EXPECT_EQ(-EOPNOTSUPP, dlb2_wait(p, 10));
 	dlb2_port_close(p);
 	dlb2_port_close(w.c);
+}
+
+TEST_F_TIMEOUT(tr, blocking_wait_wakes_on_interrupt, 300)
+{
+	if (self->version)
+		blocking_wait(_metadata, self->dev, DLB2_DIR);
+}
+
+TEST_F_TIMEOUT(tr, blocking_wait_wakes_ldb_port, 300)
+{
+	if (self->version)
+		blocking_wait(_metadata, self->dev, DLB2_LDB);
 }
 
 /* ---- links changed while the domain runs ------------------------------ */

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a domain leaves behind, through libdlb2 (tools/lib/dlb2): the
+ * statistics of a re-created domain start at zero; a port takes all eight
+ * of its links (slots 4-7 too) and loses the ones unlinked; destroying a
+ * domain does not stop the CQs of another; a domain disabled while an
+ * unlink waits for completions leaves no QE for its successor.
+ *
+ * The hardware ids of a re-created domain's queues and ports are the ones
+ * it had (the driver allocates lowest-first); the tests log when they are
+ * not, since the check is then weaker.
+ *
+ * Needs a DLB device and dlb2.ko loaded; skips without a device.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libdlb2.h"
+
+#include "kselftest_harness.h"
+#include "dlb2_lib.h"
+#include "dlb2_qe.h"
+
+#define DOM_A		"klc_a"
+#define DOM_B		"klc_b"
+
+FIXTURE(lc) {
+	char bdf[NAME_MAX + 1];
+	const char *version;
+	char pci[PATH_MAX];
+	int dev;
+};
+
+FIXTURE_SETUP(lc)
+{
+	self->version = dlb2_find_device(self->bdf, sizeof(self->bdf));
+	if (!self->version)
+		SKIP(return, "no DLB 2.0/2.5 PF present");
+	pathf(self->pci, PCI_DEVICES "/%s", self->bdf);
+	self->dev = read_num(self->pci, "dev_id");
+	ASSERT_LE(0, self->dev);
+	dlb2_domain_destroy(self->dev, DOM_A);
+	dlb2_domain_destroy(self->dev, DOM_B);
+}
+
+FIXTURE_TEARDOWN(lc)
+{
+	if (!self->version)
+		return;
+	dlb2_domain_destroy(self->dev, DOM_A);
+	dlb2_domain_destroy(self->dev, DOM_B);
+}
+
+static int add_queue(int dev, const char *dom, const char *name, int type)
+{
+	struct dlb2_queue_attr a = DLB2_QUEUE_ATTR_INIT;
+
+	a.type = type;
+	if (type == DLB2_LDB) {
+		a.sched = DLB2_QUNORDERED;
+		a.atomic_inflights = 0;
+	}
+	return dlb2_queue_add(dev, dom, name, &a);
+}
+
+static int add_port(int dev, const char *dom, const char *name, int type)
+{
+	struct dlb2_port_attr a = DLB2_PORT_ATTR_INIT;
+
+	a.type = type;
+	a.cq_depth = 16;
+	return dlb2_port_add(dev, dom, name, &a);
+}
+
+static int create(int dev, const char *dom)
+{
+	return dlb2_domain_create(dev, dom) ?:
+	       dlb2_domain_set_credits(dev, dom, 64, 64);
+}
+
+static int qid(int dev, const char *dom, const char *queue)
+{
+	int id = -1;
+
+	dlb2_queue_id(dev, dom, queue, &id);
+	return id;
+}
+
+static int pid(int dev, const char *dom, const char *port)
+{
+	int id = -1;
+
+	dlb2_port_id(dev, dom, port, &id);
+	return id;
+}
+
+/* A statistic: domains/<dom>/<kind>/<name>/<file>, or of the domain. */
+static long dstat(const char *pci, const char *dom, const char *kind,
+		 const char *name, const char *file)
+{
+	char dir[PATH_MAX];
+
+	if (kind)
+		pathf(dir, "%s/domains/%s/%s/%s", pci, dom, kind, name);
+	else
+		pathf(dir, "%s/domains/%s", pci, dom);
+	return read_num(dir, file);
+}
+
+/* Dequeue and complete @n QEs at @c, each carrying data @base + i. */
+static void receive(struct __test_metadata *_metadata, struct dlb2_port *c,
+		    unsigned int n, uint64_t base)
+{
+	struct dlb2_cq_entry e;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(1, dequeue1(c, &e)) {
+			TH_LOG("QE %u of %u did not arrive", i, n);
+		}
+		EXPECT_EQ(base + i, e.data);
+		if (c->ldb)
+			dlb2_release(c, 1);
+	}
+}
+
+/* Nothing arrives at @c within 300 ms. */
+static void receive_none(struct __test_metadata *_metadata,
+			 struct dlb2_port *c)
+{
+	struct dlb2_cq_entry e;
+	int n;
+
+	usleep(300000);
+	n = dlb2_dequeue_burst(c, &e, 1);
+	EXPECT_EQ(0, n) {
+		TH_LOG("unexpected QE: data %llu, qid %u",
+		       (unsigned long long)e.data, e.qid);
+	}
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+/*
+ * Twice: a domain with a load-balanced queue and port and a directed queue
+ * and port; every counter reads 0 when it is enabled and exactly what went
+ * through afterwards.  The second time the domain has the hardware ids of
+ * the first, whose counters must have been cleared.
+ */
+TEST_F_TIMEOUT(lc, statistics_restart_with_the_domain, 120)
+{
+	int ids[2][4], round;
+
+	if (!self->version)
+		return;
+	for (round = 0; round < 2; round++) {
+		struct dlb2_port *c, *d;
+		unsigned int i;
+		int lq, dq;
+
+		ASSERT_EQ(0, create(self->dev, DOM_A));
+		ASSERT_EQ(0, add_queue(self->dev, DOM_A, "lq", DLB2_LDB));
+		ASSERT_EQ(0, add_queue(self->dev, DOM_A, "dq", DLB2_DIR));
+		ASSERT_EQ(0, add_port(self->dev, DOM_A, "c", DLB2_LDB));
+		ASSERT_EQ(0, add_port(self->dev, DOM_A, "d", DLB2_DIR));
+		ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c", "lq", -1));
+		ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "d", "dq", -1));
+		ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+		lq = qid(self->dev, DOM_A, "lq");
+		dq = qid(self->dev, DOM_A, "dq");
+		ids[round][0] = lq;
+		ids[round][1] = dq;
+		ids[round][2] = pid(self->dev, DOM_A, "c");
+		ids[round][3] = pid(self->dev, DOM_A, "d");
+		if (round && memcmp(ids[0], ids[1], sizeof(ids[0])))
+			TH_LOG("the re-created domain has other hardware ids");
+
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "lq", "enqueued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "dq", "enqueued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, "ports", "c", "dequeued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, "ports", "d", "dequeued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, NULL, NULL, "enqueued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, NULL, NULL, "dequeued"));
+
+		/* The directed port produces for both queues. */
+		ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c", NULL, &c));
+		ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "d", NULL, &d));
+		for (i = 0; i < 7; i++)
+			enqueue(d, lq, DLB2_SCHED_UNORDERED, 0, 0, 100 + i);
+		for (i = 0; i < 5; i++)
+			enqueue(d, dq, DLB2_SCHED_DIRECTED, 0, 0, 200 + i);
+		receive(_metadata, c, 7, 100);
+		receive(_metadata, d, 5, 200);
+		dlb2_port_close(c);
+		dlb2_port_close(d);
+
+		EXPECT_EQ(7, dstat(self->pci, DOM_A, "queues", "lq", "enqueued"));
+		EXPECT_EQ(5, dstat(self->pci, DOM_A, "queues", "dq", "enqueued"));
+		EXPECT_EQ(7, dstat(self->pci, DOM_A, "ports", "c", "dequeued"));
+		EXPECT_EQ(5, dstat(self->pci, DOM_A, "ports", "d", "dequeued"));
+		EXPECT_EQ(12, dstat(self->pci, DOM_A, NULL, NULL, "enqueued"));
+		EXPECT_EQ(12, dstat(self->pci, DOM_A, NULL, NULL, "dequeued"));
+		ASSERT_EQ(0, dlb2_domain_destroy(self->dev, DOM_A));
+	}
+}
+
+/* ---- links -------------------------------------------------------------- */
+
+/*
+ * One load-balanced port linked to eight queues (QID slots 0-7): a QE of
+ * each arrives with its queue's id.  Unlinked from the queues of slots 1
+ * and 5 while running, it receives the six others and those two keep
+ * theirs.
+ */
+TEST_F_TIMEOUT(lc, eight_queues_on_one_port, 120)
+{
+	struct dlb2_cq_entry e;
+	struct dlb2_port *p, *c;
+	unsigned int seen, i, round;
+	char name[8];
+	int q[8];
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, create(self->dev, DOM_A));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "p", DLB2_DIR));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "c", DLB2_LDB));
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "q%u", i);
+		ASSERT_EQ(0, add_queue(self->dev, DOM_A, name, DLB2_LDB));
+		ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c", name, -1));
+	}
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "q%u", i);
+		q[i] = qid(self->dev, DOM_A, name);
+		ASSERT_LE(0, q[i]);
+	}
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "p", NULL, &p));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c", NULL, &c));
+	for (round = 0; round < 2; round++) {
+		unsigned int want = round ? 0xdd : 0xff;
+
+		if (round) {
+			ASSERT_EQ(0, dlb2_link_del(self->dev, DOM_A, "c", "q1"));
+			ASSERT_EQ(0, dlb2_link_del(self->dev, DOM_A, "c", "q5"));
+		}
+		for (i = 0; i < 8; i++)
+			enqueue(p, q[i], DLB2_SCHED_UNORDERED, 0, 0,
+				round * 8 + i);
+		seen = 0;
+		for (i = 0; i < (unsigned int)__builtin_popcount(want); i++) {
+			unsigned int k;
+
+			ASSERT_EQ(1, dequeue1(c, &e)) {
+				TH_LOG("round %u: %u of %d QEs arrived", round,
+				       i, __builtin_popcount(want));
+			}
+			k = e.data - round * 8;
+			ASSERT_GT(8, k);
+			EXPECT_EQ(q[k], e.qid);
+			EXPECT_EQ(0, seen & 1u << k);
+			seen |= 1u << k;
+			dlb2_release(c, 1);
+		}
+		EXPECT_EQ(want, seen);
+		receive_none(_metadata, c);
+	}
+	EXPECT_EQ(1, dstat(self->pci, DOM_A, "queues", "q1", "depth"));
+	EXPECT_EQ(1, dstat(self->pci, DOM_A, "queues", "q5", "depth"));
+	dlb2_port_close(p);
+	dlb2_port_close(c);
+}
+
+/* ---- one domain's end is not another's --------------------------------- */
+
+/*
+ * Domain A runs on load-balanced ports; domain B, with directed ports whose
+ * ids are those of A's load-balanced ports, is destroyed.  A's traffic
+ * goes on, and A's CQs still receive.
+ */
+TEST_F_TIMEOUT(lc, destroying_a_domain_leaves_another_running, 120)
+{
+	struct dlb2_port *p, *c, *y0, *y1;
+	char status[32];
+	int lq, dq;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, create(self->dev, DOM_A));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_A, "lq", DLB2_LDB));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "c", DLB2_LDB));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "p", DLB2_LDB));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c", "lq", -1));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+
+	ASSERT_EQ(0, create(self->dev, DOM_B));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_B, "dq", DLB2_DIR));
+	ASSERT_EQ(0, add_port(self->dev, DOM_B, "y0", DLB2_DIR));
+	ASSERT_EQ(0, add_port(self->dev, DOM_B, "y1", DLB2_DIR));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_B, "y0", "dq", -1));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_B));
+	if (pid(self->dev, DOM_B, "y0") != pid(self->dev, DOM_A, "c") &&
+	    pid(self->dev, DOM_B, "y1") != pid(self->dev, DOM_A, "c"))
+		TH_LOG("no directed port of B has the id of A's consumer");
+
+	lq = qid(self->dev, DOM_A, "lq");
+	dq = qid(self->dev, DOM_B, "dq");
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "p", NULL, &p));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c", NULL, &c));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_B, "y0", NULL, &y0));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_B, "y1", NULL, &y1));
+	enqueue(p, lq, DLB2_SCHED_UNORDERED, 0, 0, 1);
+	enqueue(y1, dq, DLB2_SCHED_DIRECTED, 0, 0, 2);
+	receive(_metadata, c, 1, 1);
+	receive(_metadata, y0, 1, 2);
+
+	/* B goes away with a QE still in its CQ. */
+	enqueue(y1, dq, DLB2_SCHED_DIRECTED, 0, 0, 3);
+	usleep(100000);
+	dlb2_port_close(y0);
+	dlb2_port_close(y1);
+	ASSERT_EQ(0, dlb2_domain_destroy(self->dev, DOM_B));
+
+	ASSERT_EQ(0, dlb2_domain_status(self->dev, DOM_A, status,
+					sizeof(status)));
+	EXPECT_STREQ("enabled", status);
+	enqueue(p, lq, DLB2_SCHED_UNORDERED, 0, 0, 10);
+	enqueue(p, lq, DLB2_SCHED_UNORDERED, 0, 0, 11);
+	receive(_metadata, c, 2, 10);
+	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "lq", "depth"));
+	dlb2_port_close(p);
+	dlb2_port_close(c);
+}
+
+/*
+ * An unlink waits for the port's completions (its CQ stays disabled
+ * meanwhile) when the domain is disabled.  The disable must finish the
+ * unmap and drain everything: the same domain enabled again finds its
+ * queues empty and its ports receive nothing of the old QEs.
+ */
+TEST_F_TIMEOUT(lc, disable_with_an_unmap_pending_leaves_nothing, 120)
+{
+	struct dlb2_cq_entry e;
+	struct dlb2_port *p, *c;
+	unsigned int i;
+	int q1, q2;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, create(self->dev, DOM_A));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_A, "q1", DLB2_LDB));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_A, "q2", DLB2_LDB));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "p", DLB2_DIR));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "c", DLB2_LDB));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c", "q1", -1));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c", "q2", -1));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+	q1 = qid(self->dev, DOM_A, "q1");
+	q2 = qid(self->dev, DOM_A, "q2");
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "p", NULL, &p));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c", NULL, &c));
+
+	/* c holds three QEs of q2, not completed: the unlink waits. */
+	for (i = 0; i < 3; i++)
+		enqueue(p, q2, DLB2_SCHED_UNORDERED, 0, 0, 20 + i);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, dequeue1(c, &e));
+		EXPECT_EQ(20 + i, e.data);
+	}
+	ASSERT_EQ(0, dlb2_link_del(self->dev, DOM_A, "c", "q2"));
+	for (i = 0; i < 5; i++)
+		enqueue(p, q1, DLB2_SCHED_UNORDERED, 0, 0, 10 + i);
+	receive_none(_metadata, c);
+	EXPECT_EQ(5, dstat(self->pci, DOM_A, "queues", "q1", "depth"));
+
+	/* Disabled with the ports still open (their mappings are revoked). */
+	ASSERT_EQ(0, dlb2_domain_disable(self->dev, DOM_A));
+	dlb2_port_close(p);
+	dlb2_port_close(c);
+
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+	if (qid(self->dev, DOM_A, "q1") != q1 ||
+	    qid(self->dev, DOM_A, "q2") != q2)
+		TH_LOG("the queues have other hardware ids");
+	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "q1", "depth"));
+	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "q2", "depth"));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "p", NULL, &p));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c", NULL, &c));
+	receive_none(_metadata, c);
+	/* The port works: a new QE of q1 arrives, alone. */
+	enqueue(p, qid(self->dev, DOM_A, "q1"), DLB2_SCHED_UNORDERED, 0, 0, 99);
+	receive(_metadata, c, 1, 99);
+	receive_none(_metadata, c);
+	dlb2_port_close(p);
+	dlb2_port_close(c);
+}
+
+TEST_HARNESS_MAIN
