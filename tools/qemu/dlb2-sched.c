@@ -17,12 +17,15 @@
  */
 #include "qemu/osdep.h"
 #include "hw/pci/pci.h"
+#include "qemu/log.h"
 #include "sysemu/qtest.h"
 #include "dlb2.h"
 #include "trace.h"
 
 #define DLB2_CSR_CTRL_SPARSE_LDB    (1u << 17)
 #define DLB2_CSR_CTRL_SPARSE_DIR    (1u << 18)
+#define DLB2_CQ2VF_PF_RO_IS_PF      (1u << 4)
+#define DLB2_CQ_PASID_FMT2          (1u << 22)
 
 static unsigned int dlb2_prio_bin(const DLB2HCW *hcw)
 {
@@ -94,6 +97,36 @@ static unsigned int dlb2_depth_bucket(uint32_t depth, uint32_t thresh)
     return 0;
 }
 
+/*
+ * Whether a CQ's writes can complete (model choice, in this one place): the
+ * model is a PF without SR-IOV, ATS or PASID, so the writes of a CQ owned by
+ * a VF (SYS_*_CQ2VF_PF_RO.IS_PF clear), with translated addresses (2.0:
+ * SYS_*_CQ_AT not 0) or tagged with a PASID (SYS_*_CQ_PASID.FMT2) are
+ * requests no host completes: the QE is scheduled and lost.
+ */
+static bool dlb2_cq_dma_valid(DLB2State *s, bool is_ldb, unsigned int port)
+{
+    DLB2RegId at = is_ldb ? DLB2_R_SYS_LDB_CQ_AT : DLB2_R_SYS_DIR_CQ_AT;
+    uint32_t vf = dlb2_reg(s, is_ldb ? DLB2_R_SYS_LDB_CQ2VF_PF_RO :
+                                       DLB2_R_SYS_DIR_CQ2VF_PF_RO, port);
+    uint32_t pasid = dlb2_reg(s, is_ldb ? DLB2_R_SYS_LDB_CQ_PASID :
+                                          DLB2_R_SYS_DIR_CQ_PASID, port);
+    const char *why = NULL;
+
+    if (!(vf & DLB2_CQ2VF_PF_RO_IS_PF)) {
+        why = "owned by a VF (IS_PF clear)";
+    } else if (s->reg_instances[at] && dlb2_reg(s, at, port)) {
+        why = "uses translated addresses (CQ_AT)";
+    } else if (pasid & DLB2_CQ_PASID_FMT2) {
+        why = "is tagged with a PASID (FMT2)";
+    }
+    if (why) {
+        qemu_log_mask(LOG_GUEST_ERROR, "dlb2: %s CQ %u %s: write dropped\n",
+                      is_ldb ? "LDB" : "DIR", port, why);
+    }
+    return !why;
+}
+
 /* Write one QE into a CQ ring: data first, the byte with the gen bit last. */
 static void dlb2_cq_write(DLB2State *s, bool is_ldb, unsigned int port,
                           const DLB2HCW *hcw, unsigned int qid,
@@ -122,9 +155,11 @@ static void dlb2_cq_write(DLB2State *s, bool is_ldb, unsigned int port,
     stw_le_p(e + 12, hcw->lock_id);
     e[14] = 0;
     e[15] = gen | bucket << 1;
-    pci_dma_write(PCI_DEVICE(s), addr, e, 15);
-    smp_wmb();  /* a poller must not see the gen bit before the data */
-    pci_dma_write(PCI_DEVICE(s), addr + 15, e + 15, 1);
+    if (dlb2_cq_dma_valid(s, is_ldb, port)) {
+        pci_dma_write(PCI_DEVICE(s), addr, e, 15);
+        smp_wmb();  /* a poller must not see the gen bit before the data */
+        pci_dma_write(PCI_DEVICE(s), addr + 15, e + 15, 1);
+    }
     trace_dlb2_cq_write(is_ldb ? "ldb" : "dir", port, slot, gen, addr,
                         hcw->data);
     (*wptr)++;

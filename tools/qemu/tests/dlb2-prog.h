@@ -63,11 +63,17 @@ static inline void wr(DLB2Dev *t, uint32_t off, uint32_t val)
 #define SYS_LDB_PP2VAS(x)           (0x10000f88 + (x) * 0x1000)
 #define SYS_LDB_PP_V(x)             (0x10000f90 + (x) * 0x1000)
 #define SYS_LDB_CQ_ISR(x)           (0x10000f98 + (x) * 0x1000)
+#define SYS_LDB_CQ2VF_PF_RO(x)      (0x10000f94 + (x) * 0x1000)
 #define SYS_DIR_CQ_ADDR_L(x)        (0x10000fc0 + (x) * 0x1000)
 #define SYS_DIR_CQ_ADDR_U(x)        (0x10000fc4 + (x) * 0x1000)
 #define SYS_DIR_PP2VAS(x)           (0x10000fc8 + (x) * 0x1000)
 #define SYS_DIR_PP_V(x)             (0x10000fd0 + (x) * 0x1000)
 #define SYS_DIR_CQ_ISR(x)           (0x10000fd8 + (x) * 0x1000)
+#define SYS_DIR_CQ2VF_PF_RO(x)      (0x10000fd4 + (x) * 0x1000)
+#define SYS_DIR_CQ_AT(x)            (0x10000fdc + (x) * 0x1000)  /* 2.0 */
+#define SYS_DIR_CQ_PASID(x)         (R(0x10000fe0, 0x10000fdc) + (x) * 0x1000)
+#define CQ2VF_PF_RO_IS_PF           (1u << 4)
+#define CQ_PASID_FMT2               (1u << 22)
 #define AQED_QID_FID_LIM(x)         (0x20000000 + (x) * 0x1000)
 #define AQED_QID_HID_WIDTH(x)       (0x20080000 + (x) * 0x1000)
 #define ATM_QID2CQIDIX(q, k)        (0x30080000 + (q) * 0x1000 + (k) * 0x80000)
@@ -165,6 +171,7 @@ static inline void dir_pair(DLB2Dev *t, unsigned int dom, unsigned int q,
     wr(t, SYS_DIR_QID_V(q), 1);
     wr(t, SYS_DIR_CQ_ADDR_L(q), (uint32_t)cq);
     wr(t, SYS_DIR_CQ_ADDR_U(q), cq >> 32);
+    wr(t, SYS_DIR_CQ2VF_PF_RO(q), CQ2VF_PF_RO_IS_PF);
     wr(t, CHP_DIR_CQ_TKN_DEPTH_SEL(q), sel);
     wr(t, LSP_CQ_DIR_TKN_CNT(q), depth < 8 ? 8 - depth : 0);
     wr(t, LSP_CQ_DIR_TKN_DEPTH_SEL(q), sel);
@@ -216,6 +223,7 @@ static inline void ldb_port(DLB2Dev *t, unsigned int dom, unsigned int p,
 
     wr(t, SYS_LDB_CQ_ADDR_L(p), (uint32_t)cq);
     wr(t, SYS_LDB_CQ_ADDR_U(p), cq >> 32);
+    wr(t, SYS_LDB_CQ2VF_PF_RO(p), CQ2VF_PF_RO_IS_PF);
     wr(t, CHP_LDB_CQ_TKN_DEPTH_SEL(p), sel);
     wr(t, LSP_CQ_LDB_TKN_CNT(p), depth < 8 ? 8 - depth : 0);
     wr(t, LSP_CQ_LDB_TKN_DEPTH_SEL(p), sel);

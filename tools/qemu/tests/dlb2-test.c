@@ -712,6 +712,7 @@ int main(int argc, char **argv)
         { "fragments", test_fragments },
         { "mixed-types", test_mixed_types },
         { "async", test_async },
+        { "cq-function", test_cq_function },
     };
     unsigned int v, i;
 
