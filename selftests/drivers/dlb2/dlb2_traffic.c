@@ -467,9 +467,27 @@ TEST_F_TIMEOUT(tr, ordered_egress_in_ingress_order, 300)
 	}
 	got = 0;
 	for (i = 0; i < n; i++) {
-		enqueue(prod, qid(self->dev, "q"), DLB2_SCHED_ORDERED, 0, 0, i);
-		while (dlb2_dequeue_burst(coll, &e, 1) == 1)
-			wrong += e.data != got++;
+		struct dlb2_hcw h;
+		bool drained;
+
+		/*
+		 * Drain the sink while waiting for a credit: on DLB 2.5 the
+		 * QEs waiting for the sink's CQ hold credits of the domain's
+		 * one pool, which the producer and the workers share.
+		 */
+		dlb2_hcw_new(&h, qid(self->dev, "q"), DLB2_SCHED_ORDERED, 0, 0,
+			     i, 0);
+		do {
+			drained = false;
+			while (dlb2_dequeue_burst(coll, &e, 1) == 1) {
+				wrong += e.data != got++;
+				drained = true;
+			}
+			if (dlb2_enqueue_burst(prod, &h, 1) != -ENOSPC)
+				break;
+			if (!drained)
+				sched_yield();
+		} while (true);
 	}
 	while (got < n && dequeue1(coll, &e))
 		wrong += e.data != got++;
