@@ -221,7 +221,9 @@ static bool dlb2_sched_dir(DLB2State *s, unsigned int port)
     unsigned int bin;
     DLB2QE *qe;
 
-    if (!q->depth || !dlb2_cq_can_take(s, false, port)) {
+    /* As for LDB queues: an invalid queue keeps its QEs (facts 6.4). */
+    if (!q->depth || !(dlb2_reg(s, DLB2_R_SYS_DIR_QID_V, port) & 1) ||
+        !dlb2_cq_can_take(s, false, port)) {
         return false;
     }
     for (bin = 0; bin < DLB2_NUM_PRIO_BINS; bin++) {

@@ -713,6 +713,7 @@ int main(int argc, char **argv)
         { "mixed-types", test_mixed_types },
         { "async", test_async },
         { "cq-function", test_cq_function },
+        { "queue-valid", test_queue_valid },
     };
     unsigned int v, i;
 
