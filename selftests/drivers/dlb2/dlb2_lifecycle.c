@@ -2,7 +2,8 @@
 /*
  * What a domain leaves behind, through libdlb2 (tools/lib/dlb2): the
  * statistics of a re-created domain start at zero; a port takes all eight
- * of its links (slots 4-7 too) and loses the ones unlinked; destroying a
+ * of its links (slots 4-7 too) and loses the ones unlinked; ordered queues
+ * in every slot of a sequence-number group keep their order; destroying a
  * domain does not stop the CQs of another; a domain disabled while an
  * unlink waits for completions leaves no QE for its successor.
  *
@@ -272,6 +273,109 @@ TEST_F_TIMEOUT(lc, eight_queues_on_one_port, 120)
 	EXPECT_EQ(1, dstat(self->pci, DOM_A, "queues", "q5", "depth"));
 	dlb2_port_close(p);
 	dlb2_port_close(c);
+}
+
+/* ---- sequence-number slots ---------------------------------------------- */
+
+static long alarms(const char *pci)
+{
+	static const char *const kinds[] = {
+		"illegal_enqueue", "excess_tokens", "illegal_hcw",
+		"illegal_qid", "disabled_qid", "other",
+	};
+	char dir[PATH_MAX];
+	long sum = 0;
+	size_t i;
+
+	pathf(dir, "%s/alarms", pci);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		sum += read_num(dir, kinds[i]);
+	return sum;
+}
+
+/*
+ * Four ordered queues of 256 sequence numbers fill the four slots of a
+ * group.  Eight QEs through each, forwarded by the consumer, reach the sink
+ * in their order per queue, and no alarm is raised: each queue's slot and
+ * group, and the group's mode, are what the hardware uses.
+ */
+TEST_F_TIMEOUT(lc, ordered_queues_in_every_slot, 120)
+{
+	struct dlb2_queue_attr a = DLB2_QUEUE_ATTR_INIT;
+	struct dlb2_cq_entry e[32];
+	struct dlb2_hcw h[32];
+	struct dlb2_port *p, *c, *sink;
+	unsigned int i, got, next[4] = { 0 };
+	char name[8];
+	int q[4], out;
+	long before;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, create(self->dev, DOM_A));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "p", DLB2_DIR));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_A, "out", DLB2_DIR));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "sink", DLB2_DIR));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "sink", "out", -1));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "c", DLB2_LDB));
+	a.type = DLB2_LDB;
+	a.sched = DLB2_QORDERED;
+	a.sequence_numbers = 256;
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "o%u", i);
+		ASSERT_EQ(0, dlb2_queue_add(self->dev, DOM_A, name, &a));
+		ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c", name, -1));
+	}
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "o%u", i);
+		q[i] = qid(self->dev, DOM_A, name);
+	}
+	out = qid(self->dev, DOM_A, "out");
+	before = alarms(self->pci);
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "p", NULL, &p));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c", NULL, &c));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "sink", NULL, &sink));
+	/* 8 per queue, interleaved; data = queue << 8 | sequence */
+	for (i = 0; i < 32; i++)
+		enqueue(p, q[i % 4], DLB2_SCHED_ORDERED, 0, 0,
+			(i % 4) << 8 | i / 4);
+	for (got = 0; got < 16;) {
+		ASSERT_EQ(1, dequeue1(c, &e[got])) {
+			TH_LOG("%u of 16 QEs reached the consumer", got);
+		}
+		got++;
+	}
+	/* A port completes in dequeue order: forwarded in one burst. */
+	for (i = 0; i < 16; i++)
+		dlb2_hcw_fwd(&h[i], out, DLB2_SCHED_DIRECTED, 0, 0,
+			     e[i].data, 0);
+	ASSERT_EQ(16, dlb2_forward_burst(c, h, 16));
+	for (; got < 32; got++) {
+		ASSERT_EQ(1, dequeue1(c, &e[got])) {
+			TH_LOG("%u of 32 QEs reached the consumer", got);
+		}
+		dlb2_hcw_fwd(&h[0], out, DLB2_SCHED_DIRECTED, 0, 0,
+			     e[got].data, 0);
+		ASSERT_EQ(1, dlb2_forward_burst(c, h, 1));
+	}
+	for (i = 0; i < 32; i++) {
+		unsigned int k;
+
+		ASSERT_EQ(1, dequeue1(sink, &e[0])) {
+			TH_LOG("%u of 32 QEs reached the sink", i);
+		}
+		k = e[0].data >> 8;
+		ASSERT_GT(4, k);
+		EXPECT_EQ(next[k], e[0].data & 0xff);
+		next[k] = (e[0].data & 0xff) + 1;
+	}
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(8, next[i]);
+	EXPECT_EQ(before, alarms(self->pci));
+	dlb2_port_close(p);
+	dlb2_port_close(c);
+	dlb2_port_close(sink);
 }
 
 /* ---- one domain's end is not another's --------------------------------- */

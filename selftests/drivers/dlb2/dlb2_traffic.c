@@ -576,42 +576,57 @@ TEST_F_TIMEOUT(tr, link_priority_decides_who_is_served_first, 300)
 	check_priority(_metadata, self->dev, 7, 0);
 }
 
-TEST_F_TIMEOUT(tr, cq_depth_bounds_outstanding_qes, 300)
+/* Give back the @n QEs just read: completions (ldb) or tokens (dir). */
+static void give_back(struct dlb2_port *c, unsigned int n)
+{
+	if (c->ldb)
+		dlb2_release(c, n);
+	else
+		dlb2_return_tokens(c);
+}
+
+/*
+ * A consumer of @type with a CQ of depth 4 (shallower than the hardware's
+ * minimum of 8: the driver preloads the token count) holds at most four
+ * QEs; the rest wait in the queue until tokens come back.
+ */
+static void cq_depth_bound(struct __test_metadata *_metadata, int dev,
+			   const char *pci, int type)
 {
 	struct dlb2_port_opts opts = { .flags = DLB2_OPEN_DEFER_POP };
+	uint8_t sched = type == DLB2_LDB ? DLB2_SCHED_UNORDERED :
+					   DLB2_SCHED_DIRECTED;
 	struct dlb2_cq_entry e[32];
 	struct dlb2_port *p, *c;
 	char stats[PATH_MAX];
 	unsigned int i, got;
 
-	if (!self->version)
-		return;
-	ASSERT_EQ(0, add_queue(self->dev, "q", DLB2_LDB, DLB2_QUNORDERED, 0));
-	ASSERT_EQ(0, add_port(self->dev, "p", DLB2_DIR, 8, DLB2_WAIT_POLL));
-	ASSERT_EQ(0, add_port(self->dev, "c", DLB2_LDB, 4, DLB2_WAIT_POLL));
-	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM, "c", "q", -1));
-	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM));
-	pathf(stats, "%s/domains/" DOM "/ports/c", self->pci);
-	p = open_port(_metadata, self->dev, "p");
-	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM, "c", &opts, &c));
+	ASSERT_EQ(0, add_queue(dev, "q", type, DLB2_QUNORDERED, 0));
+	ASSERT_EQ(0, add_port(dev, "p", DLB2_DIR, 8, DLB2_WAIT_POLL));
+	ASSERT_EQ(0, add_port(dev, "c", type, 4, DLB2_WAIT_POLL));
+	ASSERT_EQ(0, dlb2_link_add(dev, DOM, "c", "q", -1));
+	ASSERT_EQ(0, dlb2_domain_enable(dev, DOM));
+	pathf(stats, "%s/domains/" DOM "/ports/c", pci);
+	p = open_port(_metadata, dev, "p");
+	ASSERT_EQ(0, dlb2_port_open(dev, DOM, "c", &opts, &c));
 	for (i = 0; i < 20; i++)
-		enqueue(p, qid(self->dev, "q"), DLB2_SCHED_UNORDERED, 0, 0, i);
+		enqueue(p, qid(dev, "q"), sched, 0, 0, i);
 	usleep(200000);
 	/* Four in the CQ, sixteen waiting in the queue. */
 	EXPECT_EQ(4, read_num(stats, "outstanding"));
-	EXPECT_EQ(16, queue_depth(self->pci, "q"));
+	EXPECT_EQ(16, queue_depth(pci, "q"));
 	ASSERT_EQ(4, dlb2_dequeue_burst(c, e, 32));
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(i, e[i].data);
 	/* Read, but the tokens are not back (deferred): nothing moves. */
 	usleep(200000);
 	EXPECT_EQ(4, read_num(stats, "outstanding"));
-	EXPECT_EQ(16, queue_depth(self->pci, "q"));
-	/* The completions carry the tokens back: four more come. */
-	dlb2_release(c, 4);
+	EXPECT_EQ(16, queue_depth(pci, "q"));
+	/* Giving them back brings four more. */
+	give_back(c, 4);
 	usleep(200000);
 	EXPECT_EQ(4, read_num(stats, "outstanding"));
-	EXPECT_EQ(12, queue_depth(self->pci, "q"));
+	EXPECT_EQ(12, queue_depth(pci, "q"));
 	for (got = 4; got < 20;) {
 		int n = dlb2_dequeue_burst(c, e, 32);
 
@@ -621,13 +636,25 @@ TEST_F_TIMEOUT(tr, cq_depth_bounds_outstanding_qes, 300)
 			EXPECT_EQ(got + i, e[i].data);
 		got += n;
 		if (n)
-			dlb2_release(c, n);
+			give_back(c, n);
 		else
 			sched_yield();
 	}
 	dlb2_return_tokens(c);
 	dlb2_port_close(p);
 	dlb2_port_close(c);
+}
+
+TEST_F_TIMEOUT(tr, cq_depth_bounds_outstanding_qes, 300)
+{
+	if (self->version)
+		cq_depth_bound(_metadata, self->dev, self->pci, DLB2_LDB);
+}
+
+TEST_F_TIMEOUT(tr, dir_cq_depth_bounds_outstanding_qes, 300)
+{
+	if (self->version)
+		cq_depth_bound(_metadata, self->dev, self->pci, DLB2_DIR);
 }
 
 /* ---- credits ------------------------------------------------------------ */
