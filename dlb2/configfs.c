@@ -8,7 +8,9 @@
  * description until "enable" commits it (domain.c).  While a domain is
  * enabled, its queue and port items are held with configfs_depend_item so
  * that rmdir answers EBUSY, and every store answers EBUSY; only links change
- * (the hardware's dynamic map and unmap).
+ * (the hardware's dynamic map and unmap).  Enable and disable take the
+ * subsystem's su_mutex, which configfs holds from make_group() to linking an
+ * item and from unlinking it to drop_item(), before dlb2_mutex.
  *
  * The dlb2_<N> directories are created at the first probe of a PCI function
  * and live until the module is unloaded, so that an unbind never has to
@@ -756,38 +758,83 @@ static ssize_t domain_enable_show(struct config_item *item, char *page)
 
 static struct configfs_subsystem dlb2_subsys;
 
-static void hold_item(struct config_item *item, bool hold)
-{
-	/* Cannot fail: the items are live, below our own subsystem. */
-	if (hold)
-		WARN_ON(configfs_depend_item_unlocked(&dlb2_subsys, item));
-	else
-		configfs_undepend_item_unlocked(item);
-}
-
 /*
- * Hold (or let go of) the items of an enabled domain that rmdir must not
- * remove: its queues, its ports and the links of its directed ports.
+ * The items of an enabled domain that rmdir must not remove: its queues, its
+ * ports and the links of its directed ports.  @fn is called on each in this
+ * order until it returns non-zero, which is returned.
  */
-static void hold_items(struct dlb2_cfs_domain *dom, bool hold)
+static int for_each_held_item(struct dlb2_cfs_domain *dom,
+			      int (*fn)(struct config_item *item, void *arg),
+			      void *arg)
 {
 	struct dlb2_cfs_queue *q;
 	struct dlb2_cfs_port *p;
 	struct dlb2_cfs_link *l;
+	int ret;
 
-	list_for_each_entry(q, &dom->queues, node)
-		hold_item(&q->group.cg_item, hold);
-	list_for_each_entry(p, &dom->ports, node) {
-		hold_item(&p->group.cg_item, hold);
-		if (!p->desc.ldb)
-			list_for_each_entry(l, &p->links, node)
-				hold_item(&l->group.cg_item, hold);
+	list_for_each_entry(q, &dom->queues, node) {
+		ret = fn(&q->group.cg_item, arg);
+		if (ret)
+			return ret;
 	}
+	list_for_each_entry(p, &dom->ports, node) {
+		ret = fn(&p->group.cg_item, arg);
+		if (ret)
+			return ret;
+		if (p->desc.ldb)
+			continue;
+		list_for_each_entry(l, &p->links, node) {
+			ret = fn(&l->group.cg_item, arg);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int depend_one(struct config_item *item, void *failed)
+{
+	int ret = configfs_depend_item_unlocked(&dlb2_subsys, item);
+
+	if (ret)
+		*(struct config_item **)failed = item;
+	return ret;
+}
+
+/* Undepend each item up to @arg (exclusive; NULL: all); 1 stops the walk. */
+static int undepend_one(struct config_item *item, void *stop)
+{
+	if (item == stop)
+		return 1;
+	configfs_undepend_item_unlocked(item);
+	return 0;
+}
+
+/*
+ * Hold the items of a domain being enabled.  Called with dlb2_subsys.su_mutex
+ * held, so that no item of the lists is between make_group() and its link
+ * into the tree, or between its unlink and drop_item().  An item that a
+ * racing mkdir is still creating or a racing rmdir is dropping cannot be
+ * held: every item held so far is let go and -EBUSY returned.
+ */
+static int hold_items(struct dlb2_cfs_domain *dom)
+{
+	struct config_item *failed = NULL;
+
+	if (!for_each_held_item(dom, depend_one, &failed))
+		return 0;
+	for_each_held_item(dom, undepend_one, failed);
+	return -EBUSY;
+}
+
+static void release_items(struct dlb2_cfs_domain *dom)
+{
+	for_each_held_item(dom, undepend_one, NULL);
 }
 
 static void domain_disable(struct dlb2_cfs_domain *dom, const char *status)
 {
-	hold_items(dom, false);
+	release_items(dom);
 	dlb2_domain_disable(dom->hw);
 	dom->hw = NULL;
 	strscpy(dom->status, status, sizeof(dom->status));
@@ -869,18 +916,35 @@ static int domain_enable(struct dlb2_cfs_domain *dom)
 			sizeof(dom->status));
 		return -ENODEV;
 	}
+	if (dom->dev->dlb2->state != DLB2_STATE_READY) {
+		bool failed = dom->dev->dlb2->state == DLB2_STATE_FAILED;
+
+		strscpy(dom->status, failed ?
+			"error: the device did not come back from a reset" :
+			"error: the device is being reset",
+			sizeof(dom->status));
+		return failed ? -EIO : -EBUSY;
+	}
+	if (hold_items(dom)) {
+		strscpy(dom->status,
+			"error: a queue, port or link is being created or removed",
+			sizeof(dom->status));
+		return -EBUSY;
+	}
 	desc = build_desc(dom);
-	if (!desc)
+	if (!desc) {
+		release_items(dom);
 		return -ENOMEM;
+	}
 	why[0] = '\0';
 	hw = dlb2_domain_enable(dom->dev->dlb2, desc, why, sizeof(why));
 	free_desc(desc);
 	if (IS_ERR(hw)) {
+		release_items(dom);
 		snprintf(dom->status, sizeof(dom->status), "error: %s", why);
 		return PTR_ERR(hw);
 	}
 	dom->hw = hw;
-	hold_items(dom, true);
 	strscpy(dom->status, "enabled", sizeof(dom->status));
 	return 0;
 }
@@ -894,12 +958,15 @@ static ssize_t domain_enable_store(struct config_item *item, const char *page,
 
 	if (kstrtobool(page, &on))
 		return -EINVAL;
+	/* Before dlb2_mutex, as in mkdir and rmdir: see hold_items(). */
+	mutex_lock(&dlb2_subsys.su_mutex);
 	mutex_lock(&dlb2_mutex);
 	if (on && !dom->hw)
 		ret = domain_enable(dom);
 	else if (!on && dom->hw)
 		domain_disable(dom, "disabled");
 	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&dlb2_subsys.su_mutex);
 	return ret ? ret : count;
 }
 
@@ -1089,6 +1156,7 @@ void dlb2_configfs_reset(struct dlb2 *dlb2)
 {
 	mutex_lock(&dlb2_mutex);
 	disable_all(dlb2->cfs, "error: device reset");
+	dlb2->state = DLB2_STATE_RESETTING;	/* until dlb2_reset_done() */
 	mutex_unlock(&dlb2_mutex);
 	cancel_delayed_work_sync(&dlb2->pending_work);
 }

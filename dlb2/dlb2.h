@@ -6,12 +6,16 @@
  * - dlb2_mutex (global, configfs.c) serialises everything that changes the
  *   configuration: configfs stores, mkdir/rmdir, domain enable/disable,
  *   link changes, the pending-unmap worker, probe attaching the device to
- *   its configfs directory and remove detaching it.  It nests outside
+ *   its configfs directory and remove detaching it.  It nests inside the
+ *   configfs subsystem's su_mutex (held by configfs around make_group()
+ *   and drop_item(), taken by domain enable/disable) and outside
  *   dlb2_port.lock.
  * - dlb2.res and dlb2.domains[] are only touched under dlb2_mutex.
  * - The interrupt handlers read dlb2.ports[] without locks: a port is
- *   published before its CQ interrupt is enabled and unpublished after the
- *   interrupt is disabled and synchronize_irq() returned.
+ *   published before its CQ interrupt is enabled; at teardown its interrupt
+ *   is disabled, it is unpublished, synchronize_irq() waits for handlers
+ *   that may have looked it up (the vectors are shared by all domains), and
+ *   only then is it freed.
  */
 #ifndef __DLB2_H
 #define __DLB2_H
@@ -64,9 +68,17 @@ enum dlb2_alarm {
  * @p2p_override: map producer ports for peers the PCI topology check
  *		  refuses (sysfs p2p_override, the administrator's call)
  */
+/* Whether domains can be enabled; see dlb2.state. */
+enum dlb2_state {
+	DLB2_STATE_READY,
+	DLB2_STATE_RESETTING,	/* between reset_prepare and reset_done */
+	DLB2_STATE_FAILED,	/* did not come back from a reset */
+};
+
 struct dlb2 {
 	struct pci_dev *pdev;
 	u32 ver;
+	enum dlb2_state state;	/* under dlb2_mutex */
 	void __iomem *func_base;
 	void __iomem *csr_base;
 	phys_addr_t func_phys;

@@ -7,9 +7,11 @@
  * The buffer has no struct pages: only importers that allow peer-to-peer
  * may attach, and what they map is a DMA address from dlb2_p2p_map().  It
  * is dynamic (pin/unpin, move_notify), so that it can be revoked: when the
- * port goes away, every importer is told with dma_buf_move_notify() and
- * later maps fail.  Locking: the dma-buf's reservation lock protects
- * @revoked and is held around map, unmap and the notification.
+ * port goes away, every importer is told with dma_buf_move_notify(), the
+ * fences in its reservation object are waited for, and later attaches and
+ * maps fail.  Importers that pin are refused: a pin could not be revoked.
+ * Locking: the dma-buf's reservation lock protects @revoked and is held
+ * around map, unmap and the notification.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
@@ -30,13 +32,22 @@ struct dlb2_dmabuf {
 static int dlb2_dmabuf_attach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
 {
+	struct dlb2_dmabuf *d = dmabuf->priv;
+
 	/* Device memory: importers must be able to do peer-to-peer. */
-	return attach->peer2peer ? 0 : -EOPNOTSUPP;
+	if (!attach->peer2peer)
+		return -EOPNOTSUPP;
+	/* Revocation is final; map checks again under the lock. */
+	return READ_ONCE(d->revoked) ? -ENODEV : 0;
 }
 
+/*
+ * A pinned mapping could not be taken back when the port goes away: only
+ * importers that handle move_notify (and so never pin) may use the window.
+ */
 static int dlb2_dmabuf_pin(struct dma_buf_attachment *attach)
 {
-	return 0;
+	return -EOPNOTSUPP;
 }
 
 static void dlb2_dmabuf_unpin(struct dma_buf_attachment *attach)
@@ -111,15 +122,21 @@ static const struct dma_buf_ops dlb2_dmabuf_ops = {
 	.mmap = dlb2_dmabuf_mmap,
 };
 
-/* The port went away: importers must stop using the window. */
+/*
+ * The port went away: importers must stop using the window.  They are told
+ * (move_notify), and the DMA they already queued on it, which their fences
+ * in the reservation object track, completes before the port is reused.
+ */
 static void dlb2_dmabuf_revoke(void *priv)
 {
 	struct dlb2_dmabuf *d = priv;
 
 	dma_resv_lock(d->dmabuf->resv, NULL);
-	d->revoked = true;
+	WRITE_ONCE(d->revoked, true);
 	dma_buf_move_notify(d->dmabuf);
 	dma_resv_unlock(d->dmabuf->resv);
+	dma_resv_wait_timeout(d->dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP, false,
+			      MAX_SCHEDULE_TIMEOUT);
 }
 
 /**

@@ -57,6 +57,12 @@ static int setup_queues(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	unsigned int i, group, slot;
 	int ret;
 
+	/*
+	 * No SN slot yet, for every queue: a failure frees the slots of all
+	 * (free_sn_slots()), and group 0 slot 0 may be another domain's.
+	 */
+	for (i = 0; i < desc->num_queues; i++)
+		dom->queues[i].sn_group = -1;
 	for (i = 0; i < desc->num_queues; i++) {
 		struct dlb2_queue *q = &dom->queues[i];
 
@@ -65,7 +71,6 @@ static int setup_queues(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		strscpy(q->name, q->desc.name, sizeof(q->name));
 		q->desc.name = q->name;
 		q->ldb = q->desc.ldb;
-		q->sn_group = -1;
 		if (!q->ldb)
 			continue;
 		q->id = take_id(dom->res.ldb_queues, used, 0,
@@ -230,9 +235,12 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 
 	if (programmed) {
 		dlb2_hw_domain_reset(dlb2, dom);
-		/* No CQ interrupt handler still sees the ports. */
-		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_CQ));
-		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+		/*
+		 * Unpublish, then wait for the handlers: the vectors are
+		 * shared with other domains, whose interrupts may still run
+		 * and look the ports up until they are unpublished.  Only
+		 * then are the ports freed (dlb2.h, "Locking").
+		 */
 		for (i = 0; i < dom->num_ports; i++) {
 			struct dlb2_port *port = dom->ports[i];
 
@@ -241,6 +249,8 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 			else
 				WRITE_ONCE(dlb2->dir_ports[port->id], NULL);
 		}
+		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_CQ));
+		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 	}
 	for (i = 0; i < dom->num_ports; i++)
 		free_port(dlb2, dom->ports[i]);

@@ -163,15 +163,24 @@ static void dlb2_reset_prepare(struct pci_dev *pdev)
 	dlb2_configfs_reset(pci_get_drvdata(pdev));
 }
 
+/* Until here no domain could be enabled (dlb2.state RESETTING). */
 static void dlb2_reset_done(struct pci_dev *pdev)
 {
 	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
+	enum dlb2_state state = DLB2_STATE_FAILED;
 
-	if (dlb2_power_on(dlb2))
-		return;
-	dlb2_hw_init(dlb2);
-	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(dlb2->ver),
-		    DLB2_SYS_MSIX_MODE_COMPRESSED);
+	if (!dlb2_power_on(dlb2)) {
+		dlb2_hw_init(dlb2);
+		dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(dlb2->ver),
+			    DLB2_SYS_MSIX_MODE_COMPRESSED);
+		state = DLB2_STATE_READY;
+	} else {
+		dev_err(&pdev->dev,
+			"did not come back from a reset: unusable until rebound\n");
+	}
+	mutex_lock(&dlb2_mutex);
+	dlb2->state = state;
+	mutex_unlock(&dlb2_mutex);
 }
 
 static const struct pci_error_handlers dlb2_err_handlers = {

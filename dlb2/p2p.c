@@ -313,9 +313,12 @@ EXPORT_SYMBOL_GPL(dlb2_p2p_cpu_addr);
 
 /**
  * dlb2_p2p_revoke_all() - tell every holder of a port's pins it goes away
- * @port: a port just marked dead (port->dlb2 == NULL)
+ * @port: a port just marked dead (port->dlb2 == NULL), or whose file is
+ *	  being released
  *
- * Called from dlb2_port_revoke(), dlb2_mutex held.
+ * Called from dlb2_port_revoke() and the port file's release, dlb2_mutex
+ * held, port->lock not held.  Pins taken afterwards (through a new open of
+ * a live port) are not affected.
  */
 void dlb2_p2p_revoke_all(struct dlb2_port *port)
 {

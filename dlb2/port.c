@@ -117,6 +117,12 @@ static int port_release(struct inode *inode, struct file *file)
 	struct dlb2_port *port = file->private_data;
 
 	mutex_lock(&dlb2_mutex);
+	/*
+	 * The pins and dma-bufs taken through this file go with it, before
+	 * the CQ is recovered: a later opener of the port (another process,
+	 * perhaps) receives nothing their devices write.
+	 */
+	dlb2_p2p_revoke_all(port);
 	mutex_lock(&port->lock);
 	if (port->dlb2)
 		dlb2_port_release_cq(port);
@@ -357,8 +363,9 @@ int dlb2_port_publish(struct dlb2_port *port, int dev_id)
 	struct device *dev;
 	int minor;
 
-	minor = idr_alloc(&dlb2_minors, port, 0, DLB2_MAX_PORT_MINORS,
-			  GFP_KERNEL);
+	/* Cyclic: a stale node or path does not soon name a new port. */
+	minor = idr_alloc_cyclic(&dlb2_minors, port, 0, DLB2_MAX_PORT_MINORS,
+				 GFP_KERNEL);
 	if (minor < 0)
 		return minor;
 	port->devt = MKDEV(MAJOR(dlb2_devt), minor);

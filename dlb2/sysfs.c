@@ -31,6 +31,24 @@ static ssize_t dev_id_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(dev_id);
 
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	static const char *const names[] = {
+		[DLB2_STATE_READY] = "ready",
+		[DLB2_STATE_RESETTING] = "resetting",
+		[DLB2_STATE_FAILED] = "failed",
+	};
+	struct dlb2 *dlb2 = dev_get_drvdata(dev);
+	enum dlb2_state state;
+
+	mutex_lock(&dlb2_mutex);
+	state = dlb2->state;
+	mutex_unlock(&dlb2_mutex);
+	return sysfs_emit(buf, "%s\n", names[state]);
+}
+static DEVICE_ATTR_RO(state);
+
 static ssize_t iommu_mode_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -93,6 +111,7 @@ static DEVICE_ATTR_RW(p2p_override);
 static struct attribute *dlb2_dev_attrs[] = {
 	&dev_attr_hw_version.attr,
 	&dev_attr_dev_id.attr,
+	&dev_attr_state.attr,
 	&dev_attr_iommu_mode.attr,
 	&dev_attr_ingress_alarms.attr,
 	&dev_attr_p2p_override.attr,

@@ -148,7 +148,12 @@ struct dlb2_port_info {
 /*
  * A dma-buf of the port's producer-port window (4 KiB), for importers that
  * write device memory (ibv_reg_dmabuf_mr()).  The argument is 0 or
- * O_CLOEXEC; returns the new file descriptor.  Revoked with the port.
+ * O_CLOEXEC; returns the new file descriptor.  Only dynamic peer-to-peer
+ * importers may map it (a pin fails with EOPNOTSUPP).  Revoked when the
+ * port goes away or its file is released (the last descriptor and mapping
+ * closed), like every peer-to-peer holder of the port: importers are told
+ * (move_notify), the revocation waits for the fences in the buffer's
+ * reservation object, and attaches and maps fail with ENODEV afterwards.
  */
 #define DLB2_IOC_EXPORT_DMABUF		_IO(DLB2_IOC_MAGIC, 0x01)
 

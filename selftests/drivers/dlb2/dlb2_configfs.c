@@ -4,11 +4,16 @@
  * hardware (checked in the device's registers through BAR2 once the domain
  * is enabled), and rejects invalid ones with the documented errno without
  * changing anything; enable commits all or nothing and says why it failed;
- * an enabled domain refuses changes; disable gives every resource back.
+ * an enabled domain refuses changes; disable gives every resource back;
+ * enable racing mkdir and rmdir of queues, ports and links never oopses or
+ * leaves an item held.
  *
  * Needs a DLB device and dlb2.ko loaded; skips without a device.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,6 +307,61 @@ TEST_F(cfs, enospc_is_all_or_nothing)
 	EXPECT_EQ(0, write_attr(self->dom2, "enable", "1"));
 }
 
+/* A domain with a load-balanced port and an ordered queue "o" of 1024 SNs,
+ * and with @more, an unordered queue "u" after it.
+ */
+static void ordered_domain(struct __test_metadata *_metadata, const char *dom,
+			   bool more)
+{
+	char q[PATH_MAX];
+
+	cfs_domain_destroy(dom);
+	ASSERT_EQ(0, mkdir_e(dom));
+	ASSERT_EQ(0, cfs_add_port(dom, "lp", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(dom, "o", "ldb"));
+	pathf(q, "%s/queues/o", dom);
+	ASSERT_EQ(0, write_attr(q, "sched", "ordered"));
+	ASSERT_EQ(0, write_attr(q, "sequence_numbers", "1024"));
+	ASSERT_EQ(0, cfs_link(dom, "lp", "o"));
+	if (more) {
+		ASSERT_EQ(0, cfs_add_queue(dom, "u", "ldb"));
+		pathf(q, "%s/queues/u", dom);
+		ASSERT_EQ(0, write_attr(q, "sched", "unordered"));
+		ASSERT_EQ(0, write_attr(q, "atomic_inflights", "0"));
+		ASSERT_EQ(0, cfs_link(dom, "lp", "u"));
+	}
+	ASSERT_EQ(0, write_attr(dom, "ldb_credits", "64"));
+}
+
+/*
+ * Both sequence-number groups held (1024 SNs each, by two domains), a third
+ * domain's ordered queue finds no room: its failed enable must give back
+ * only what it took.  A fourth then finds no room either, until one of the
+ * first two lets its group go.
+ */
+TEST_F(cfs, sn_groups_survive_a_failed_enable)
+{
+	char c[PATH_MAX], d[PATH_MAX];
+
+	if (!self->version)
+		return;
+	pathf(c, "%s/kst3", self->dev);
+	pathf(d, "%s/kst4", self->dev);
+	ordered_domain(_metadata, self->dom, false);
+	ordered_domain(_metadata, self->dom2, false);
+	ordered_domain(_metadata, c, true);
+	ordered_domain(_metadata, d, false);
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	ASSERT_EQ(0, write_attr(self->dom2, "enable", "1"));
+	expect_refused(_metadata, c, ENOSPC, "no sequence-number group has room");
+	expect_refused(_metadata, d, ENOSPC, "no sequence-number group has room");
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	EXPECT_EQ(0, write_attr(d, "enable", "1"));
+	expect_refused(_metadata, c, ENOSPC, "no sequence-number group has room");
+	cfs_domain_destroy(c);
+	cfs_domain_destroy(d);
+}
+
 TEST_F(cfs, busy_while_enabled)
 {
 	char q[PATH_MAX], p[PATH_MAX], link[PATH_MAX], buf[64];
@@ -334,6 +394,182 @@ TEST_F(cfs, busy_while_enabled)
 	EXPECT_STREQ("disabled", buf);
 	EXPECT_EQ(0, write_attr(self->dom, "ldb_credits", "64"));
 	EXPECT_EQ(0, rmdir_e(pathf(link, "%s/links/lq", p)));
+}
+
+/* ---- enable racing mkdir and rmdir ------------------------------------- */
+
+enum race_op { R_ENABLE, R_DISABLE, R_MKDIR, R_RMDIR, R_LINK, R_UNLINK,
+	       R_TYPE, R_NOPS };
+static const char *const race_op_name[R_NOPS] = {
+	"enable", "disable", "mkdir", "rmdir", "link", "unlink", "type",
+};
+
+struct race {
+	const char *dom;
+	atomic_int stop;
+	atomic_long done[R_NOPS];	/* succeeded */
+	atomic_long busy[R_NOPS];	/* refused with an allowed errno */
+	atomic_long bad;		/* any other outcome */
+};
+
+/* Count one outcome: 0 or one of the allowed errnos (0-terminated). */
+static void race_count(struct race *r, enum race_op op, int ret, ...)
+{
+	va_list ap;
+	int err;
+
+	if (!ret) {
+		r->done[op]++;
+		return;
+	}
+	va_start(ap, ret);
+	while ((err = va_arg(ap, int)))
+		if (ret == -err)
+			break;
+	va_end(ap);
+	if (err) {
+		r->busy[op]++;
+		return;
+	}
+	if (r->bad++ < 5)
+		fprintf(stderr, "# race: %s answered %d\n", race_op_name[op], ret);
+}
+
+/* Toggle enable: EBUSY when an item is half made, EINVAL/ENOSPC when the
+ * churned directed pair is incomplete.
+ */
+static void *race_enabler(void *arg)
+{
+	struct race *r = arg;
+	int ret;
+
+	while (!r->stop) {
+		ret = write_attr(r->dom, "enable", "1");
+		race_count(r, R_ENABLE, ret, EBUSY, EINVAL, 0);
+		if (!ret)
+			race_count(r, R_DISABLE, write_attr(r->dom, "enable", "0"),
+				   0);
+	}
+	return NULL;
+}
+
+/* A load-balanced queue made and removed. */
+static void *race_queue(void *arg)
+{
+	struct race *r = arg;
+	char q[PATH_MAX];
+
+	pathf(q, "%s/queues/rq", r->dom);
+	while (!r->stop) {
+		race_count(r, R_MKDIR, mkdir_e(q), EBUSY, EEXIST, 0);
+		race_count(r, R_TYPE, write_attr(q, "type", "ldb"), EBUSY,
+			   ENOENT, 0);
+		race_count(r, R_RMDIR, rmdir_e(q), EBUSY, ENOENT, 0);
+	}
+	return NULL;
+}
+
+/* A load-balanced port made, linked to lq, unlinked and removed. */
+static void *race_ldb_port(void *arg)
+{
+	struct race *r = arg;
+	char p[PATH_MAX], l[PATH_MAX];
+
+	pathf(p, "%s/ports/rp", r->dom);
+	pathf(l, "%s/links/lq", p);
+	while (!r->stop) {
+		race_count(r, R_MKDIR, mkdir_e(p), EBUSY, EEXIST, 0);
+		race_count(r, R_LINK, mkdir_e(l), EBUSY, EEXIST, ENOENT, 0);
+		race_count(r, R_UNLINK, rmdir_e(l), EBUSY, ENOENT, 0);
+		race_count(r, R_RMDIR, rmdir_e(p), EBUSY, ENOENT, ENOTEMPTY, 0);
+	}
+	return NULL;
+}
+
+/* A directed queue and port made, linked, unlinked and removed. */
+static void *race_dir_pair(void *arg)
+{
+	struct race *r = arg;
+	char q[PATH_MAX], p[PATH_MAX], l[PATH_MAX];
+
+	pathf(q, "%s/queues/dq", r->dom);
+	pathf(p, "%s/ports/dp", r->dom);
+	pathf(l, "%s/links/dq", p);
+	while (!r->stop) {
+		race_count(r, R_MKDIR, mkdir_e(q), EBUSY, EEXIST, 0);
+		race_count(r, R_TYPE, write_attr(q, "type", "dir"), EBUSY,
+			   ENOENT, 0);
+		race_count(r, R_MKDIR, mkdir_e(p), EBUSY, EEXIST, 0);
+		race_count(r, R_TYPE, write_attr(p, "type", "dir"), EBUSY,
+			   ENOENT, 0);
+		race_count(r, R_LINK, mkdir_e(l), EBUSY, EEXIST, ENOENT,
+			   EINVAL, 0);
+		race_count(r, R_UNLINK, rmdir_e(l), EBUSY, ENOENT, 0);
+		race_count(r, R_RMDIR, rmdir_e(p), EBUSY, ENOENT, ENOTEMPTY, 0);
+		race_count(r, R_RMDIR, rmdir_e(q), EBUSY, ENOENT, 0);
+	}
+	return NULL;
+}
+
+/*
+ * enable/disable racing mkdir and rmdir of queues, ports and links
+ * (DLB2_RACE_SECONDS, default 5): every operation succeeds or answers an
+ * errno its ABI allows, nothing WARNs or oopses (the kernel-log check), and
+ * afterwards every churned item can be removed (no dependency left behind)
+ * and the device has all its resources back.
+ */
+TEST_F_TIMEOUT(cfs, enable_races_mkdir_rmdir, 300)
+{
+	void *(*const fn[])(void *) = {
+		race_enabler, race_queue, race_ldb_port, race_dir_pair,
+	};
+	const char *env = getenv("DLB2_RACE_SECONDS");
+	long ldb_credits, queues, ports;
+	struct race r = { .dom = self->dom };
+	char path[PATH_MAX];
+	pthread_t t[ARRAY_SIZE(fn)];
+	unsigned int i;
+
+	if (!self->version)
+		return;
+	ldb_credits = avail(self->pci, "ldb_credits");
+	queues = avail(self->pci, "ldb_queues");
+	ports = avail(self->pci, "ldb_ports");
+	ASSERT_EQ(0, cfs_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "lq", "ldb"));
+	ASSERT_EQ(0, cfs_link(self->dom, "lp", "lq"));
+	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", "64"));
+	ASSERT_EQ(0, write_attr(self->dom, "dir_credits", "64"));
+	for (i = 0; i < ARRAY_SIZE(fn); i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, fn[i], &r));
+	sleep(env ? atoi(env) : 5);
+	r.stop = 1;
+	for (i = 0; i < ARRAY_SIZE(fn); i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < R_NOPS; i++)
+		TH_LOG("%-7s %6ld done, %6ld refused", race_op_name[i],
+		       (long)r.done[i], (long)r.busy[i]);
+	EXPECT_EQ(0, r.bad);
+	EXPECT_LT(0, r.done[R_ENABLE]);
+
+	/* Nothing is held any more: everything churned can go. */
+	write_attr(self->dom, "enable", "0");
+	rmdir_e(pathf(path, "%s/ports/rp/links/lq", self->dom));
+	rmdir_e(pathf(path, "%s/ports/dp/links/dq", self->dom));
+	rmdir_e(pathf(path, "%s/ports/rp", self->dom));
+	rmdir_e(pathf(path, "%s/ports/dp", self->dom));
+	rmdir_e(pathf(path, "%s/queues/rq", self->dom));
+	rmdir_e(pathf(path, "%s/queues/dq", self->dom));
+	EXPECT_NE(0, access(pathf(path, "%s/ports/rp", self->dom), F_OK));
+	EXPECT_NE(0, access(pathf(path, "%s/ports/dp", self->dom), F_OK));
+	EXPECT_NE(0, access(pathf(path, "%s/queues/rq", self->dom), F_OK));
+	EXPECT_NE(0, access(pathf(path, "%s/queues/dq", self->dom), F_OK));
+	EXPECT_EQ(ldb_credits, avail(self->pci, "ldb_credits"));
+	EXPECT_EQ(queues, avail(self->pci, "ldb_queues"));
+	EXPECT_EQ(ports, avail(self->pci, "ldb_ports"));
+	/* And the domain still works. */
+	EXPECT_EQ(0, write_attr(self->dom, "enable", "1"));
+	EXPECT_EQ(0, write_attr(self->dom, "enable", "0"));
 }
 
 /* Offsets (2.0, 2.5) of the registers the knobs are checked in. */
@@ -463,6 +699,84 @@ TEST_F(cfs, knobs_reach_hardware)
 	EXPECT_EQ(0u, REG(lsp_cq2priov, ip1));
 	EXPECT_EQ(0u, REG(chp_dir_cq_int_enb, idp));
 	EXPECT_EQ(0u, REG(chp_cfg_dir_vas_crd, dom));
+}
+
+/* ---- enable during a function-level reset ------------------------------- */
+
+struct resetter {
+	const char *pci;
+	atomic_int done;
+	int ret;
+};
+
+static void *reset_device(void *arg)
+{
+	struct resetter *r = arg;
+
+	usleep(20000);
+	r->ret = write_attr(r->pci, "reset", "1");
+	r->done = 1;
+	return NULL;
+}
+
+/*
+ * While a reset of the function runs (reset_prepare to reset_done), enable
+ * answers EBUSY and the device's state reads "resetting"; no domain can be
+ * enabled into a device about to be wiped.  Afterwards enable programs the
+ * device again (the domain's credits reach its register).
+ */
+TEST_F(cfs, enable_refused_during_reset)
+{
+	struct resetter r = { .pci = self->pci };
+	long ok = 0, busy = 0, other = 0, resetting = 0;
+	char status[200], state[32];
+	pthread_t t;
+	long dom;
+	int ret;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, cfs_add_port(self->dom, "lp", "ldb"));
+	ASSERT_EQ(0, cfs_add_queue(self->dom, "lq", "ldb"));
+	ASSERT_EQ(0, cfs_link(self->dom, "lp", "lq"));
+	ASSERT_EQ(0, write_attr(self->dom, "ldb_credits", "300"));
+	ASSERT_EQ(0, write_attr(self->dom, "dir_credits", "200"));
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("ready", state);
+	ASSERT_EQ(0, pthread_create(&t, NULL, reset_device, &r));
+	while (!r.done) {
+		ret = write_attr(self->dom, "enable", "1");
+		if (!ret) {
+			ok++;
+			write_attr(self->dom, "enable", "0");
+		} else if (ret == -EBUSY) {
+			busy++;
+			read_attr(self->dom, "status", status, sizeof(status));
+			EXPECT_STREQ("error: the device is being reset", status);
+		} else {
+			other++;
+		}
+		if (!read_attr(self->pci, "state", state, sizeof(state)) &&
+		    !strcmp(state, "resetting"))
+			resetting++;
+	}
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, r.ret);
+	TH_LOG("during the reset: %ld enabled (before or after it), %ld refused, state read resetting %ld times",
+	       ok, busy, resetting);
+	EXPECT_LT(0, busy);
+	EXPECT_EQ(0, other);
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("ready", state);
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	dom = read_num(self->dom, "id");
+	ASSERT_LE(0, dom);
+	if (self->bar.v25) {
+		EXPECT_EQ(500u, REG(chp_cfg_dir_vas_crd, dom));
+	} else {
+		EXPECT_EQ(300u, REG(chp_cfg_ldb_vas_crd, dom));
+		EXPECT_EQ(200u, REG(chp_cfg_dir_vas_crd, dom));
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -14,11 +14,14 @@
  * IOMMU mode the VM was booted with.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <x86intrin.h>
 
 #include <linux/dlb2.h>
@@ -391,14 +394,123 @@ TEST_F(p2p, unbind_revokes_pins)
 	check_pin_revoked(_metadata, self, true);
 }
 
+/*
+ * Closing a port (its last descriptor and mapping) revokes the pins and
+ * dma-bufs taken through it: the next opener of the port receives nothing
+ * the old holders' devices write, and pins the port for itself.
+ */
+TEST_F(p2p, close_revokes_holders)
+{
+	struct dlb2_edu_dma d = { .domain_id = -1 };
+	struct dlb2_edu_pin pin = { .len = 64 };
+	struct dlb2_edu_dmabuf b = { 0 };
+	char node[PATH_MAX];
+	uint64_t data;
+	unsigned int i;
+	int buf, edu2;
+
+	if (!self->version)
+		return;
+	pin.va = (uintptr_t)self->pp;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN, &pin));
+	buf = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	ASSERT_LE(0, buf);
+	edu2 = open("/dev/dlb2_edu", O_RDWR);
+	ASSERT_LE(0, edu2);
+	b.fd = buf;
+	ASSERT_EQ(0, ioctl(edu2, DLB2_EDU_DMABUF_ATTACH, &b));
+
+	munmap(self->pp, DLB2_PP_SIZE);
+	self->pp = NULL;
+	close(self->pfd);
+	self->pfd = -1;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_STATE, &pin));
+	EXPECT_EQ(1, pin.revoked);
+	hcws(&d, self->cinfo.dir_queue_id, 80);
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_PIN_DMA, &d));
+	EXPECT_EQ(ENODEV, errno);
+	ASSERT_EQ(0, ioctl(edu2, DLB2_EDU_DMABUF_STATE, &b));
+	EXPECT_EQ(1, b.moves);
+	b.len = d.len;
+	memcpy(b.data, d.data, sizeof(b.data));
+	EXPECT_EQ(-1, ioctl(edu2, DLB2_EDU_DMABUF_DMA, &b));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(0, next_qe(self, &data, 300));
+	close(edu2);
+	close(buf);
+
+	/* The port itself lives on: a new opener pins and DMAs. */
+	self->pfd = open(pathf(node, "/dev/dlb2/%ld/kp2p/p", self->dev_id), O_RDWR);
+	ASSERT_LE(0, self->pfd);
+	self->pp = mmap(NULL, DLB2_PP_SIZE, PROT_WRITE, MAP_SHARED, self->pfd,
+			DLB2_MMAP_PP_OFFSET);
+	ASSERT_NE(MAP_FAILED, self->pp);
+	d.va = (uintptr_t)self->pp;
+	hcws(&d, self->cinfo.dir_queue_id, 90);
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMA, &d));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(1, next_qe(self, &data, 2000));
+		EXPECT_EQ(90 + i, data);
+	}
+}
+
+/*
+ * Minors are not reused at once: a device node made for a port of a domain
+ * that was re-created since does not open the new domain's port.
+ */
+TEST_F(p2p, stale_node_reaches_nothing)
+{
+	char node[PATH_MAX], dir[] = "/tmp/dlb2_p2p_XXXXXX", stale[PATH_MAX];
+	struct stat st, now;
+	int fd;
+
+	if (!self->version)
+		return;
+	pathf(node, "/dev/dlb2/%ld/kp2p/p", self->dev_id);
+	ASSERT_EQ(0, stat(node, &st));
+	close_ports(self);
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	ASSERT_EQ(0, stat(node, &now));
+	EXPECT_NE(st.st_rdev, now.st_rdev);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	pathf(stale, "%s/p", dir);
+	ASSERT_EQ(0, mknod(stale, S_IFCHR | 0600, st.st_rdev));
+	fd = open(stale, O_RDWR);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(ENODEV, errno);
+	if (fd >= 0)
+		close(fd);
+	unlink(stale);
+	rmdir(dir);
+	ASSERT_EQ(0, open_ports(self));
+}
+
 /* The producer port as a dma-buf, imported by the edu device. */
+struct disabler {
+	const char *dom;
+	atomic_int done;
+	int ret;
+};
+
+static void *disable_domain(void *arg)
+{
+	struct disabler *d = arg;
+
+	d->ret = write_attr(d->dom, "enable", "0");
+	d->done = 1;
+	return NULL;
+}
+
 TEST_F(p2p, dmabuf_export_import_revoke)
 {
+	struct disabler dis = { .dom = self->dom };
 	struct dlb2_edu_dmabuf d = { 0 };
 	struct dlb2_edu_dma tmp;
 	uint64_t data;
 	unsigned int i;
-	int buf;
+	pthread_t t;
+	int buf, edu2;
 
 	if (!self->version)
 		return;
@@ -410,6 +522,9 @@ TEST_F(p2p, dmabuf_export_import_revoke)
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, buf, 0));
 	d.fd = buf;
 	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_ATTACH, &d));
+	/* A pin could not be revoked: refused. */
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_DMABUF_PIN));
+	EXPECT_EQ(EOPNOTSUPP, errno);
 	hcws(&tmp, self->cinfo.dir_queue_id, 300);
 	d.len = tmp.len;
 	memcpy(d.data, tmp.data, sizeof(d.data));
@@ -421,12 +536,30 @@ TEST_F(p2p, dmabuf_export_import_revoke)
 		EXPECT_EQ(300 + i, data);
 	}
 	EXPECT_EQ(0, d.moves);
-	/* Disabling the domain revokes it: the importer is told, maps fail. */
-	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	/*
+	 * Disabling the domain revokes it: the importer is told, and the
+	 * disable waits for what the importer still has queued on the buffer
+	 * (its fence) before the port can be reused.
+	 */
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_FENCE));
+	ASSERT_EQ(0, pthread_create(&t, NULL, disable_domain, &dis));
+	usleep(500000);
+	EXPECT_EQ(0, dis.done);
 	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_STATE, &d));
 	EXPECT_EQ(1, d.moves);
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_SIGNAL));
+	pthread_join(t, NULL);
+	EXPECT_EQ(1, dis.done);
+	EXPECT_EQ(0, dis.ret);
+	/* Maps fail now ... */
 	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_DMABUF_DMA, &d));
 	EXPECT_EQ(ENODEV, errno);
+	/* ... and so does a new importer's attach. */
+	edu2 = open("/dev/dlb2_edu", O_RDWR);
+	ASSERT_LE(0, edu2);
+	EXPECT_EQ(-1, ioctl(edu2, DLB2_EDU_DMABUF_ATTACH, &d));
+	EXPECT_EQ(ENODEV, errno);
+	close(edu2);
 	/* And the dead port exports nothing more. */
 	EXPECT_EQ(-1, ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, 0));
 	EXPECT_EQ(ENODEV, errno);

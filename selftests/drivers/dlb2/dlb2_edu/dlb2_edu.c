@@ -8,6 +8,7 @@
  */
 #include <linux/dlb2_p2p.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/fs.h>
@@ -47,13 +48,18 @@ struct dlb2_edu {
 	dma_addr_t buf_dma;
 };
 
-/* Per open file: an optional kept pin, an optional dma-buf attachment. */
+/*
+ * Per open file: an optional kept pin, an optional dma-buf attachment and a
+ * fence of it.
+ */
 struct dlb2_edu_file {
 	struct dlb2_p2p *pin;
 	unsigned int revoked;	/* under edu->lock */
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	unsigned int moves;	/* under the dma-buf's reservation lock */
+	struct dma_fence *fence;
+	spinlock_t fence_lock;	/* the fence's */
 };
 
 static struct dlb2_edu *edu;	/* under dlb2_edu_mutex for probe/remove */
@@ -210,6 +216,59 @@ static long dmabuf_dma(struct dlb2_edu_file *f, struct dlb2_edu_dmabuf *d)
 	return ret;
 }
 
+static const char *edu_fence_name(struct dma_fence *fence)
+{
+	return "dlb2_edu";
+}
+
+static const struct dma_fence_ops edu_fence_ops = {
+	.get_driver_name = edu_fence_name,
+	.get_timeline_name = edu_fence_name,
+};
+
+/* Try a pin; add a fence to the reservation object; signal it. */
+static long dmabuf_sync_ioctl(struct dlb2_edu_file *f, unsigned int cmd)
+{
+	struct dma_fence *fence;
+	long ret;
+
+	if (!f->attach)
+		return -ENOENT;
+	if (cmd == DLB2_EDU_DMABUF_SIGNAL) {
+		if (!f->fence)
+			return -ENOENT;
+		dma_fence_signal(f->fence);
+		dma_fence_put(f->fence);
+		f->fence = NULL;
+		return 0;
+	}
+	if (cmd == DLB2_EDU_DMABUF_FENCE && f->fence)
+		return -EBUSY;
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	if (!fence)
+		return -ENOMEM;
+	dma_fence_init(fence, &edu_fence_ops, &f->fence_lock,
+		       dma_fence_context_alloc(1), 1);
+	dma_resv_lock(f->dmabuf->resv, NULL);
+	if (cmd == DLB2_EDU_DMABUF_PIN) {
+		ret = dma_buf_pin(f->attach);
+		if (!ret)
+			dma_buf_unpin(f->attach);
+	} else {
+		ret = dma_resv_reserve_fences(f->dmabuf->resv, 1);
+		if (!ret) {
+			dma_resv_add_fence(f->dmabuf->resv, fence,
+					   DMA_RESV_USAGE_BOOKKEEP);
+			f->fence = dma_fence_get(fence);
+		}
+	}
+	dma_resv_unlock(f->dmabuf->resv);
+	if (cmd == DLB2_EDU_DMABUF_PIN || ret)
+		dma_fence_signal(fence);
+	dma_fence_put(fence);
+	return ret;
+}
+
 static long dmabuf_ioctl(struct dlb2_edu_file *f, unsigned int cmd,
 			 void __user *uarg)
 {
@@ -284,6 +343,10 @@ static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 	case DLB2_EDU_DMABUF_DMA:
 	case DLB2_EDU_DMABUF_STATE:
 		return dmabuf_ioctl(f, cmd, uarg);
+	case DLB2_EDU_DMABUF_PIN:
+	case DLB2_EDU_DMABUF_FENCE:
+	case DLB2_EDU_DMABUF_SIGNAL:
+		return dmabuf_sync_ioctl(f, cmd);
 	default:
 		return -ENOTTY;
 	}
@@ -302,6 +365,7 @@ static int dlb2_edu_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
+	spin_lock_init(&f->fence_lock);
 	file->private_data = f;
 	return 0;
 }
@@ -312,6 +376,10 @@ static int dlb2_edu_release(struct inode *inode, struct file *file)
 
 	if (f->pin)
 		dlb2_p2p_put(f->pin);
+	if (f->fence) {
+		dma_fence_signal(f->fence);
+		dma_fence_put(f->fence);
+	}
 	if (f->attach) {
 		dma_buf_detach(f->dmabuf, f->attach);
 		dma_buf_put(f->dmabuf);

@@ -81,5 +81,13 @@ struct dlb2_edu_dmabuf {
 #define DLB2_EDU_DMABUF_ATTACH	_IOW(DLB2_EDU_MAGIC, 4, struct dlb2_edu_dmabuf)
 #define DLB2_EDU_DMABUF_DMA	_IOWR(DLB2_EDU_MAGIC, 5, struct dlb2_edu_dmabuf)
 #define DLB2_EDU_DMABUF_STATE	_IOR(DLB2_EDU_MAGIC, 6, struct dlb2_edu_dmabuf)
+/* Try to pin the attachment (unpinned again at once when it works). */
+#define DLB2_EDU_DMABUF_PIN	_IO(DLB2_EDU_MAGIC, 7)
+/*
+ * Add an unsignalled fence of ours to the dma-buf's reservation object (as
+ * an importer with DMA queued on the buffer would); signal it later.
+ */
+#define DLB2_EDU_DMABUF_FENCE	_IO(DLB2_EDU_MAGIC, 8)
+#define DLB2_EDU_DMABUF_SIGNAL	_IO(DLB2_EDU_MAGIC, 9)
 
 #endif /* DLB2_EDU_H */
