@@ -157,6 +157,9 @@ static void *port_thread(void *arg)
 		-4096, 3 << 20,
 	};
 	static const size_t lens[] = { 4096, 8192, 65536, 1 << 20, 1 };
+	static const int prots[] = {
+		PROT_WRITE, PROT_READ, PROT_READ | PROT_WRITE,
+	};
 	struct stress *s = arg;
 	unsigned int r = s->seed * 7 + 1;
 	int fds[4] = { -1, -1, -1, -1 }, bufs[4] = { -1, -1, -1, -1 };
@@ -181,8 +184,16 @@ static void *port_thread(void *arg)
 			count(s, O_OPEN, fds[slot]);
 			break;
 		case 2:
-			m = mmap(NULL, ONE_OF(&r, lens), PROT_READ | PROT_WRITE,
-				 MAP_SHARED, fd, ONE_OF(&r, offs));
+			if (pick(&r, 2)) {	/* a valid PP or CQ mapping */
+				bool pp = pick(&r, 2);
+
+				m = mmap(NULL, 4096, pp ? PROT_WRITE : PROT_READ,
+					 MAP_SHARED, fd, pp ? DLB2_MMAP_PP_OFFSET :
+							      DLB2_MMAP_CQ_OFFSET);
+			} else {
+				m = mmap(NULL, ONE_OF(&r, lens), ONE_OF(&r, prots),
+					 MAP_SHARED, fd, ONE_OF(&r, offs));
+			}
 			count(s, O_MMAP, m == MAP_FAILED ? -1 : 0);
 			/* Left mapped at times: the file outlives its fd. */
 			if (m != MAP_FAILED && pick(&r, 2))
