@@ -187,6 +187,23 @@ static inline long read_num(const char *dir, const char *file)
 	return strtol(buf, NULL, 0);
 }
 
+/* The device's ingress alarms of every kind since it was bound. */
+static inline long alarm_total(const char *pci)
+{
+	static const char *const kinds[] = {
+		"illegal_enqueue", "excess_tokens", "illegal_hcw",
+		"illegal_qid", "disabled_qid", "other",
+	};
+	char dir[PATH_MAX];
+	long sum = 0;
+	size_t i;
+
+	pathf(dir, "%s/alarms", pci);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		sum += read_num(dir, kinds[i]);
+	return sum;
+}
+
 /* Write dir/file; -errno. */
 static inline int write_attr(const char *dir, const char *file, const char *val)
 {

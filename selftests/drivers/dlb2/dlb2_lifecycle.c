@@ -277,22 +277,6 @@ TEST_F_TIMEOUT(lc, eight_queues_on_one_port, 120)
 
 /* ---- sequence-number slots ---------------------------------------------- */
 
-static long alarms(const char *pci)
-{
-	static const char *const kinds[] = {
-		"illegal_enqueue", "excess_tokens", "illegal_hcw",
-		"illegal_qid", "disabled_qid", "other",
-	};
-	char dir[PATH_MAX];
-	long sum = 0;
-	size_t i;
-
-	pathf(dir, "%s/alarms", pci);
-	for (i = 0; i < ARRAY_SIZE(kinds); i++)
-		sum += read_num(dir, kinds[i]);
-	return sum;
-}
-
 /*
  * Four ordered queues of 256 sequence numbers fill the four slots of a
  * group.  Eight QEs through each, forwarded by the consumer, reach the sink
@@ -332,7 +316,7 @@ TEST_F_TIMEOUT(lc, ordered_queues_in_every_slot, 120)
 		q[i] = qid(self->dev, DOM_A, name);
 	}
 	out = qid(self->dev, DOM_A, "out");
-	before = alarms(self->pci);
+	before = alarm_total(self->pci);
 	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "p", NULL, &p));
 	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c", NULL, &c));
 	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "sink", NULL, &sink));
@@ -372,7 +356,7 @@ TEST_F_TIMEOUT(lc, ordered_queues_in_every_slot, 120)
 	}
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(8, next[i]);
-	EXPECT_EQ(before, alarms(self->pci));
+	EXPECT_EQ(before, alarm_total(self->pci));
 	dlb2_port_close(p);
 	dlb2_port_close(c);
 	dlb2_port_close(sink);

@@ -98,22 +98,6 @@ static struct dlb2_port *open_port(struct __test_metadata *_metadata, int dev,
 	return p;
 }
 
-static long alarm_total(const char *pci)
-{
-	static const char *const kinds[] = {
-		"illegal_enqueue", "excess_tokens", "illegal_hcw",
-		"illegal_qid", "disabled_qid", "other",
-	};
-	char dir[PATH_MAX];
-	long sum = 0;
-	size_t i;
-
-	pathf(dir, "%s/alarms", pci);
-	for (i = 0; i < ARRAY_SIZE(kinds); i++)
-		sum += read_num(dir, kinds[i]);
-	return sum;
-}
-
 static long queue_depth(const char *pci, const char *queue)
 {
 	char dir[PATH_MAX];
