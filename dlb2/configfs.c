@@ -763,9 +763,9 @@ static struct configfs_subsystem dlb2_subsys;
  * ports and the links of its directed ports.  @fn is called on each in this
  * order until it returns non-zero, which is returned.
  */
-static int for_each_held_item(struct dlb2_cfs_domain *dom,
-			      int (*fn)(struct config_item *item, void *arg),
-			      void *arg)
+static int walk_held_items(struct dlb2_cfs_domain *dom,
+			   int (*fn)(struct config_item *item, void *arg),
+			   void *arg)
 {
 	struct dlb2_cfs_queue *q;
 	struct dlb2_cfs_port *p;
@@ -821,15 +821,15 @@ static int hold_items(struct dlb2_cfs_domain *dom)
 {
 	struct config_item *failed = NULL;
 
-	if (!for_each_held_item(dom, depend_one, &failed))
+	if (!walk_held_items(dom, depend_one, &failed))
 		return 0;
-	for_each_held_item(dom, undepend_one, failed);
+	walk_held_items(dom, undepend_one, failed);
 	return -EBUSY;
 }
 
 static void release_items(struct dlb2_cfs_domain *dom)
 {
-	for_each_held_item(dom, undepend_one, NULL);
+	walk_held_items(dom, undepend_one, NULL);
 }
 
 static void domain_disable(struct dlb2_cfs_domain *dom, const char *status)

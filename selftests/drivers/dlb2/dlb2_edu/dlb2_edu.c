@@ -226,23 +226,26 @@ static const struct dma_fence_ops edu_fence_ops = {
 	.get_timeline_name = edu_fence_name,
 };
 
-/* Try a pin; add a fence to the reservation object; signal it. */
-static long dmabuf_sync_ioctl(struct dlb2_edu_file *f, unsigned int cmd)
+/* Try a pin of the attachment; unpinned again at once when it works. */
+static long dmabuf_try_pin(struct dlb2_edu_file *f)
+{
+	long ret;
+
+	dma_resv_lock(f->dmabuf->resv, NULL);
+	ret = dma_buf_pin(f->attach);
+	if (!ret)
+		dma_buf_unpin(f->attach);
+	dma_resv_unlock(f->dmabuf->resv);
+	return ret;
+}
+
+/* Add an unsignalled fence of ours to the reservation object. */
+static long dmabuf_add_fence(struct dlb2_edu_file *f)
 {
 	struct dma_fence *fence;
 	long ret;
 
-	if (!f->attach)
-		return -ENOENT;
-	if (cmd == DLB2_EDU_DMABUF_SIGNAL) {
-		if (!f->fence)
-			return -ENOENT;
-		dma_fence_signal(f->fence);
-		dma_fence_put(f->fence);
-		f->fence = NULL;
-		return 0;
-	}
-	if (cmd == DLB2_EDU_DMABUF_FENCE && f->fence)
+	if (f->fence)
 		return -EBUSY;
 	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
 	if (!fence)
@@ -250,23 +253,28 @@ static long dmabuf_sync_ioctl(struct dlb2_edu_file *f, unsigned int cmd)
 	dma_fence_init(fence, &edu_fence_ops, &f->fence_lock,
 		       dma_fence_context_alloc(1), 1);
 	dma_resv_lock(f->dmabuf->resv, NULL);
-	if (cmd == DLB2_EDU_DMABUF_PIN) {
-		ret = dma_buf_pin(f->attach);
-		if (!ret)
-			dma_buf_unpin(f->attach);
-	} else {
-		ret = dma_resv_reserve_fences(f->dmabuf->resv, 1);
-		if (!ret) {
-			dma_resv_add_fence(f->dmabuf->resv, fence,
-					   DMA_RESV_USAGE_BOOKKEEP);
-			f->fence = dma_fence_get(fence);
-		}
-	}
+	ret = dma_resv_reserve_fences(f->dmabuf->resv, 1);
+	if (!ret)
+		dma_resv_add_fence(f->dmabuf->resv, fence,
+				   DMA_RESV_USAGE_BOOKKEEP);
 	dma_resv_unlock(f->dmabuf->resv);
-	if (cmd == DLB2_EDU_DMABUF_PIN || ret)
+	if (ret) {
 		dma_fence_signal(fence);
-	dma_fence_put(fence);
-	return ret;
+		dma_fence_put(fence);
+		return ret;
+	}
+	f->fence = fence;	/* our reference; the object holds its own */
+	return 0;
+}
+
+static long dmabuf_signal_fence(struct dlb2_edu_file *f)
+{
+	if (!f->fence)
+		return -ENOENT;
+	dma_fence_signal(f->fence);
+	dma_fence_put(f->fence);
+	f->fence = NULL;
+	return 0;
 }
 
 static long dmabuf_ioctl(struct dlb2_edu_file *f, unsigned int cmd,
@@ -344,9 +352,11 @@ static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 	case DLB2_EDU_DMABUF_STATE:
 		return dmabuf_ioctl(f, cmd, uarg);
 	case DLB2_EDU_DMABUF_PIN:
+		return f->attach ? dmabuf_try_pin(f) : -ENOENT;
 	case DLB2_EDU_DMABUF_FENCE:
+		return f->attach ? dmabuf_add_fence(f) : -ENOENT;
 	case DLB2_EDU_DMABUF_SIGNAL:
-		return dmabuf_sync_ioctl(f, cmd);
+		return dmabuf_signal_fence(f);
 	default:
 		return -ENOTTY;
 	}
