@@ -320,11 +320,11 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
         s->pmcsr_disable = val & 1;
         return true;
     case DLB2_R_CHP_ORD_QID_SN:
-        /* The next sequence number; software only ever resets it. */
+        /*
+         * The next sequence number; software only ever resets it.  The
+         * release pointer is the SN slot's (dlb2_sn_oldest()).
+         */
         s->ldb_queue[i].sn_next = (val & 0x3ff) % dlb2_num_sns(s, i);
-        if (!s->ldb_queue[i].sn_busy) {
-            s->ldb_queue[i].sn_oldest = s->ldb_queue[i].sn_next;
-        }
         return true;
     case DLB2_R_CM_DIAG_RESET_STS:
     case DLB2_R_CM_CFG_DIAGNOSTIC_IDLE_STATUS:

@@ -140,6 +140,40 @@ unsigned int dlb2_num_sns(DLB2State *s, unsigned int qid)
     return 64u << MIN(dlb2_sn_group_mode(s, qid), 4u);
 }
 
+/*
+ * The reorder unit's release pointer of an ordered queue's SN slot: the
+ * oldest sequence number not yet released.  Model choice: it is the slot's
+ * RO_GRP_<group>_SLT_SHFT.CHANGE field, kept by the reorder unit apart from
+ * the next SN the CHP hands out (CHP_ORD_QID_SN); software resets both when
+ * a queue is freed, and a queue whose two disagree stalls (its oldest SN is
+ * handed out only after a wrap).
+ */
+static DLB2RegId dlb2_sn_slot_reg(DLB2State *s, unsigned int qid,
+                                  unsigned int *slot)
+{
+    uint32_t map = dlb2_reg(s, DLB2_R_CHP_ORD_QID_SN_MAP, qid);
+
+    *slot = (map >> 3) & 0xf;
+    return map & (1u << 8) ? DLB2_R_RO_GRP_1_SLT_SHFT :
+                             DLB2_R_RO_GRP_0_SLT_SHFT;
+}
+
+unsigned int dlb2_sn_oldest(DLB2State *s, unsigned int qid)
+{
+    unsigned int slot;
+    DLB2RegId id = dlb2_sn_slot_reg(s, qid, &slot);
+
+    return (dlb2_reg(s, id, slot) & 0x3ff) % dlb2_num_sns(s, qid);
+}
+
+void dlb2_sn_oldest_set(DLB2State *s, unsigned int qid, unsigned int sn)
+{
+    unsigned int slot;
+    DLB2RegId id = dlb2_sn_slot_reg(s, qid, &slot);
+
+    dlb2_reg_set(s, id, slot, sn & 0x3ff);
+}
+
 /* The LSP and CHP token depth selects of a CQ must agree (facts 4.3). */
 bool dlb2_cq_depths_agree(DLB2State *s, bool is_ldb, unsigned int port)
 {

@@ -461,9 +461,10 @@ static void dlb2_ordered_release(DLB2State *s, unsigned int qid)
 {
     DLB2LdbQueue *q = &s->ldb_queue[qid];
     unsigned int n = dlb2_num_sns(s, qid);
+    unsigned int oldest = dlb2_sn_oldest(s, qid);
 
-    while (q->sn_busy && q->sns[q->sn_oldest].done) {
-        DLB2SeqNum *sn = &q->sns[q->sn_oldest];
+    while (q->sn_busy && q->sns[oldest].done) {
+        DLB2SeqNum *sn = &q->sns[oldest];
         DLB2QE *qe;
 
         while ((qe = QTAILQ_FIRST(&sn->frags))) {
@@ -472,7 +473,8 @@ static void dlb2_ordered_release(DLB2State *s, unsigned int qid)
         }
         sn->busy = sn->done = false;
         q->sn_busy--;
-        q->sn_oldest = (q->sn_oldest + 1) % n;
+        oldest = (oldest + 1) % n;
+        dlb2_sn_oldest_set(s, qid, oldest);
     }
 }
 
@@ -621,7 +623,7 @@ static void dlb2_trace_stuck(DLB2State *s)
         DLB2LdbQueue *q = &s->ldb_queue[qid];
         uint64_t cqs = dlb2_qid_cqs(s, qid);
         g_autoptr(GString) g = g_string_new(NULL);
-        unsigned int n, held = 0;
+        unsigned int n, held = 0, oldest = dlb2_sn_oldest(s, qid);
 
         for (n = 0; n < DLB2_MAX_SNS; n++) {
             DLB2QE *qe;
@@ -638,8 +640,8 @@ static void dlb2_trace_stuck(DLB2State *s)
                         "(busy %d done %d) reorder-held %u;", qid, q->atomic,
                         q->nonatomic, q->inflight, q->aqed_active,
                         g_hash_table_size(q->flows), q->sn_busy,
-                        dlb2_num_sns(s, qid), q->sn_next, q->sn_oldest,
-                        q->sns[q->sn_oldest].busy, q->sns[q->sn_oldest].done,
+                        dlb2_num_sns(s, qid), q->sn_next, oldest,
+                        q->sns[oldest].busy, q->sns[oldest].done,
                         held);
         for (cq = 0; cq < DLB2_NUM_LDB_PORTS; cq++) {
             DLB2SlotStatus *st = &s->ldb_port[cq].st;
@@ -688,7 +690,7 @@ void dlb2_sched_reset(DLB2State *s)
         g_hash_table_remove_all(q->flows);
         q->atomic = q->nonatomic = q->inflight = q->aqed_active = 0;
         q->enq_total_atm = q->enq_total_naldb = 0;
-        q->sn_next = q->sn_oldest = q->sn_busy = 0;
+        q->sn_next = q->sn_busy = 0;
         q->rr_cq = DLB2_NUM_LDB_PORTS - 1;
     }
     for (i = 0; i < DLB2_MAX_DIR_PORTS; i++) {

@@ -177,7 +177,7 @@ typedef struct DLB2LdbQueue {
     uint64_t enq_total_atm, enq_total_naldb;
     GHashTable *flows;              /* flow id -> DLB2Flow */
     DLB2SeqNum *sns;                /* ordered: DLB2_MAX_SNS entries */
-    uint32_t sn_next, sn_oldest;    /* next to hand out, oldest busy */
+    uint32_t sn_next;               /* CHP_ORD_QID_SN: next to hand out */
     uint32_t sn_busy;               /* handed out, not yet released */
     unsigned int rr_cq;             /* last CQ served: round-robin (7.3) */
 } DLB2LdbQueue;
@@ -303,6 +303,8 @@ uint8_t dlb2_slots_for(DLB2State *s, unsigned int cq, unsigned int qid,
 void dlb2_slots_haswork(DLB2State *s, unsigned int qid, bool atomic);
 void dlb2_sched_ctrl(DLB2State *s, uint32_t val);
 unsigned int dlb2_num_sns(DLB2State *s, unsigned int qid);
+unsigned int dlb2_sn_oldest(DLB2State *s, unsigned int qid);
+void dlb2_sn_oldest_set(DLB2State *s, unsigned int qid, unsigned int sn);
 bool dlb2_cq_depths_agree(DLB2State *s, bool is_ldb, unsigned int port);
 
 /* dlb2-sched.c */

@@ -120,6 +120,8 @@ static inline void wr(DLB2Dev *t, uint32_t off, uint32_t val)
 #define LSP_QID_AQED_ACTIVE_CNT(x)  (R(0xa0a00000, 0x90b80000) + (x) * 0x1000)
 #define LSP_LDB_SCHED_CTRL          R(0xa400002c, 0x9400002c)
 #define RO_GRP_SN_MODE              R(0x94000000, 0x84000000)
+#define RO_GRP_0_SLT_SHFT(x)        (R(0x96000000, 0x86000000) + (x) * 4)
+#define CHP_ORD_QID_SN(x)           (R(0x40100000, 0x40080000) + (x) * 0x1000)
 #define CHP_HIST_LIST_POP_PTR(x)    (R(0x40800000, 0x40880000) + (x) * 0x1000)
 #define CHP_HIST_LIST_PUSH_PTR(x)   (R(0x40880000, 0x40900000) + (x) * 0x1000)
 

@@ -708,6 +708,7 @@ int main(int argc, char **argv)
         { "history-list", test_history_list },
         { "aqed-limit", test_aqed_limit },
         { "sn-groups", test_sn_groups },
+        { "sn-state", test_sn_state },
         { "power-gate", test_power_gate },
         { "fragments", test_fragments },
         { "mixed-types", test_mixed_types },
