@@ -8,6 +8,8 @@
 #                       harness the kselftests, KUnit tests and DPDK's dlb2
 #                       self-test (tools/vm/check)
 #   make check-debug    the same on the debug kernel (KASAN, lockdep, kmemleak)
+#   make kernel-matrix  the modules with W=1 and sparse against the harness
+#                       kernel, Debian's 6.12 and sid's newest (TAP)
 #   make demo           boot the VM and show the DLB device and its driver
 #   make mutation       mutation score of dlb2/hw.c against the device model
 #   make vm-kernel vm-qemu   build the harness kernel / QEMU (cached)
@@ -29,7 +31,8 @@ VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # VM_MODDIR, never build products of an in-tree `make modules`.
 MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
-.PHONY: all modules check check-debug demo mutation selftests tools vm-kernel vm-qemu vm-modules clean help
+.PHONY: all modules check check-debug demo kernel-matrix mutation selftests \
+	tools vm-kernel vm-qemu vm-modules clean help
 
 all: modules
 
@@ -78,6 +81,10 @@ check-debug:
 demo:
 	tools/vm/demo
 
+# Kernels and versions: tools/vm/kernel-matrix.versions.
+kernel-matrix:
+	tools/vm/kernel-matrix
+
 # Mutants of dlb2/hw.c against the kselftests in the VM (tools/vm/mutate);
 # MUTATE_OPTS passes options, e.g. MUTATE_OPTS=--only=ldbp-wptr-one.
 mutation:
@@ -91,4 +98,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,18p' Makefile
