@@ -81,9 +81,10 @@ check-debug:
 demo:
 	tools/vm/demo
 
-# Kernels and versions: tools/vm/kernel-matrix.versions.
+# Kernels and versions: tools/vm/kernel-matrix.versions; VM_KERNEL=debug
+# takes the harness's debug kernel for 6.1.
 kernel-matrix:
-	tools/vm/kernel-matrix
+	tools/vm/kernel-matrix --harness=$(VM_KERNEL)
 
 # Mutants of dlb2/hw.c against the kselftests in the VM (tools/vm/mutate);
 # MUTATE_OPTS passes options, e.g. MUTATE_OPTS=--only=ldbp-wptr-one.
