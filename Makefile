@@ -8,6 +8,8 @@
 #                       harness the kselftests, KUnit tests and DPDK's dlb2
 #                       self-test (tools/vm/check)
 #   make check-debug    the same on the debug kernel (KASAN, lockdep, kmemleak)
+#   make kernel-matrix  the modules with W=1 and sparse against the harness
+#                       kernel, Debian's 6.12 and sid's newest (TAP)
 #   make demo           boot the VM and show the DLB device and its driver
 #   make mutation       mutation score of dlb2/hw.c against the device model
 #   make vm-kernel vm-qemu   build the harness kernel / QEMU (cached)
@@ -25,11 +27,12 @@ VM_KERNEL ?= default
 VM_KDIR = $(shell tools/vm/build-kernel --variant=$(VM_KERNEL) --print-dir)
 VM_KSRC = $(VM_KDIR)/source
 VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
-# Module sources: only these (Kbuild files, .c, .h) are linked into VM_MODDIR,
-# never build products of an in-tree `make modules`.
+# Module sources: only these (Kbuild files, .mk, .c, .h) are linked into
+# VM_MODDIR, never build products of an in-tree `make modules`.
 MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
-.PHONY: all modules check check-debug demo mutation selftests tools vm-kernel vm-qemu vm-modules clean help
+.PHONY: all modules check check-debug demo kernel-matrix mutation selftests \
+	tools vm-kernel vm-qemu vm-modules clean help
 
 all: modules
 
@@ -41,7 +44,7 @@ modules:
 vm-modules: vm-kernel
 	@mkdir -p $(VM_MODDIR)
 	@find $(VM_MODDIR) -xtype l -delete
-	@cd $(CURDIR) && find $(MODULE_SRCS) \( -name Kbuild -o -name '*.[ch]' \) ! -name '*.mod.c' \
+	@cd $(CURDIR) && find $(MODULE_SRCS) \( -name Kbuild -o -name '*.mk' -o -name '*.[ch]' \) ! -name '*.mod.c' \
 		-exec sh -c 'mkdir -p "$(VM_MODDIR)/$$(dirname {})" && \
 			ln -sfn "$(CURDIR)/{}" "$(VM_MODDIR)/{}"' \;
 	@$(MAKE) -s -C $(VM_KDIR) M=$(VM_MODDIR) W=1 C=1 modules >$(VM_MODDIR)/build.log 2>&1 || \
@@ -78,6 +81,11 @@ check-debug:
 demo:
 	tools/vm/demo
 
+# Kernels and versions: tools/vm/kernel-matrix.versions; VM_KERNEL=debug
+# takes the harness's debug kernel for 6.1.
+kernel-matrix:
+	tools/vm/kernel-matrix --harness=$(VM_KERNEL)
+
 # Mutants of dlb2/hw.c against the kselftests in the VM (tools/vm/mutate);
 # MUTATE_OPTS passes options, e.g. MUTATE_OPTS=--only=ldbp-wptr-one.
 mutation:
@@ -91,4 +99,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,18p' Makefile

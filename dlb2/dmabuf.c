@@ -19,9 +19,10 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "domain.h"
 
-MODULE_IMPORT_NS(DMA_BUF);
+DLB2_IMPORT_NS("DMA_BUF");
 
 struct dlb2_dmabuf {
 	struct dma_buf *dmabuf;
@@ -133,7 +134,7 @@ static void dlb2_dmabuf_revoke(void *priv)
 
 	dma_resv_lock(d->dmabuf->resv, NULL);
 	WRITE_ONCE(d->revoked, true);
-	dma_buf_move_notify(d->dmabuf);
+	dlb2_dma_buf_invalidate_mappings(d->dmabuf);
 	dma_resv_unlock(d->dmabuf->resv);
 	dma_resv_wait_timeout(d->dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);

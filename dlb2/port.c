@@ -348,7 +348,6 @@ static const struct file_operations port_fops = {
 	.read = port_read,
 	.unlocked_ioctl = port_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 /**
@@ -408,7 +407,8 @@ void dlb2_port_revoke(struct dlb2_port *port)
 	dlb2_p2p_revoke_all(port);
 }
 
-static char *port_devnode(struct device *dev, umode_t *mode)
+static char *port_devnode(DLB2_DEVNODE_CONST struct device *dev,
+			  umode_t *mode)
 {
 	if (mode)
 		*mode = 0600;

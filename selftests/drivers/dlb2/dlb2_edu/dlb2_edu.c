@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "../../../../dlb2/compat.h"
 #include "dlb2_edu.h"
 
 #define EDU_DMA_SRC		0x80
@@ -165,7 +166,7 @@ static void dlb2_edu_move_notify(struct dma_buf_attachment *attach)
 
 static const struct dma_buf_attach_ops dlb2_edu_importer = {
 	.allow_peer2peer = true,
-	.move_notify = dlb2_edu_move_notify,
+	.DLB2_INVALIDATE_MAPPINGS = dlb2_edu_move_notify,
 };
 
 static long dmabuf_attach(struct dlb2_edu_file *f, int fd)
@@ -475,6 +476,6 @@ static struct pci_driver dlb2_edu_driver = {
 };
 module_pci_driver(dlb2_edu_driver);
 
-MODULE_IMPORT_NS(DMA_BUF);
+DLB2_IMPORT_NS("DMA_BUF");
 MODULE_DESCRIPTION("QEMU edu as a DMA peer of dlb2 producer ports (test)");
 MODULE_LICENSE("GPL");
