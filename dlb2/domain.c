@@ -420,12 +420,14 @@ int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 	slot = free_slot(p);
 	if (slot < 0)
 		return slot;
-	if (dlb2_hw_map_ready(dom->dlb2, q))
-		return -EBUSY;
 	p->slot_queue[slot] = q;
 	p->slot_prio[slot] = prio;
 	p->slot_state[slot] = DLB2_SLOT_MAPPED;
-	dlb2_hw_map(dom->dlb2, p, slot, true);
+	if (dlb2_hw_map(dom->dlb2, p, slot, true)) {
+		p->slot_queue[slot] = NULL;
+		p->slot_state[slot] = DLB2_SLOT_UNMAPPED;
+		return -EBUSY;
+	}
 	dlb2_port_cq_resume(p);
 	return 0;
 }

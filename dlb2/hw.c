@@ -242,34 +242,23 @@ static void sched_ctrl(struct dlb2 *dlb2, unsigned int p, unsigned int slot,
 }
 
 /**
- * dlb2_hw_map_ready() - can a queue be mapped while its domain runs?
- * @dlb2: the device
- * @q: the queue
- *
- * The dynamic map (6.7 step 5) needs the queue's scheduled-but-incomplete
- * QEs to be completed first.
- *
- * Return: 0 when it can, -EAGAIN when QEs are still inflight.
- */
-int dlb2_hw_map_ready(struct dlb2 *dlb2, const struct dlb2_queue *q)
-{
-	return dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_INFL_CNT(V, q->id)) ?
-	       -EAGAIN : 0;
-}
-
-/**
  * dlb2_hw_map() - map a queue into a QID slot of a load-balanced CQ
  * @dlb2: the device
  * @port: the port; port->slot_queue[slot] and slot_prio[slot] say what
  * @slot: the slot, 0..7
- * @started: the domain runs (dynamic map: the caller checked
- *	     dlb2_hw_map_ready() and the scheduler is told about the slot)
+ * @started: the domain runs: a dynamic map (6.7 step 5), which first stops
+ *	     new schedules of the queue (inflight limit 0) and then needs the
+ *	     queue's scheduled-but-incomplete QEs to be completed; the
+ *	     scheduler is told about the slot
  *
  * The CQ is disabled while its map changes and left disabled: the caller
  * enables it again (dlb2_hw_cq_enable()) unless other changes are pending.
+ *
+ * Return: 0; -EAGAIN (dynamic map only) when QEs of the queue are still
+ * inflight: nothing changed, the caller may retry after completions.
  */
-void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
-		 unsigned int slot, bool started)
+int dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
+		unsigned int slot, bool started)
 {
 	const struct dlb2_queue *q = port->slot_queue[slot];
 	unsigned int p = port->id;
@@ -280,6 +269,12 @@ void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
 	if (started) {
 		lim = dlb2_csr_rd(dlb2, infl_lim);
 		dlb2_csr_wr(dlb2, infl_lim, 0);
+		/* The read pushes the write: no schedule of q after it. */
+		if (dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_INFL_CNT(V, q->id))) {
+			dlb2_csr_wr(dlb2, infl_lim, lim);
+			dlb2_flush_csr(dlb2);
+			return -EAGAIN;
+		}
 	}
 	dlb2_hw_cq_enable(dlb2, port, false);
 	rmw(dlb2, DLB2_LSP_CQ2PRIOV(V, p), DLB2_CQ2PRIOV_PRIO(slot),
@@ -297,6 +292,7 @@ void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
 		dlb2_csr_wr(dlb2, infl_lim, lim);
 		dlb2_flush_csr(dlb2);
 	}
+	return 0;
 }
 
 /**
@@ -537,7 +533,10 @@ static void map_for_drain(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	port->slot_queue[s] = q;
 	port->slot_prio[s] = 0;
 	port->slot_state[s] = DLB2_SLOT_MAPPED;
-	dlb2_hw_map(dlb2, port, s, true);
+	if (dlb2_hw_map(dlb2, port, s, true)) {
+		port->slot_queue[s] = NULL;
+		port->slot_state[s] = DLB2_SLOT_UNMAPPED;
+	}
 	dlb2_hw_cq_enable(dlb2, port, true);
 }
 

@@ -26,9 +26,8 @@ void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
 		       bool on);
 void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_port *port,
 		       bool on);
-void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
-		 unsigned int slot, bool started);
-int dlb2_hw_map_ready(struct dlb2 *dlb2, const struct dlb2_queue *q);
+int dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
+		unsigned int slot, bool started);
 int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_port *port,
 		  unsigned int slot);
 void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom);

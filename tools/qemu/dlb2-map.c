@@ -16,7 +16,9 @@
  *
  * A CQ's map may only change while the CQ is disabled (LSP_CQ_LDB_DSBL = 1):
  * a write that would change the map of an enabled CQ is dropped and logged
- * as a guest error.
+ * as a guest error.  A queue may gain CQs only while it holds no QE or its
+ * inflight limit is 0 (the dynamic map quiesces it first); otherwise the
+ * added QID2CQIDIX bits are dropped and logged.
  *
  * Configuration checks (recomputed when one of their registers changes):
  * the history-list window of every LDB CQ in use must be valid and disjoint
@@ -187,9 +189,23 @@ bool dlb2_cq_depths_agree(DLB2State *s, bool is_ldb, unsigned int port)
 }
 
 /*
+ * May queue qid gain CQs?  Only while it has no QE (before its domain
+ * starts: the static map) or cannot schedule any (its inflight limit is 0:
+ * the dynamic map, facts 6.7 step 5a).
+ */
+static bool dlb2_qid_quiesced(DLB2State *s, unsigned int qid)
+{
+    const DLB2LdbQueue *q = &s->ldb_queue[qid];
+
+    return !(dlb2_reg(s, DLB2_R_LSP_QID_LDB_INFL_LIM, qid) & 0xfff) ||
+           !(q->atomic + q->nonatomic + q->inflight);
+}
+
+/*
  * A CSR write to a map register: false when it must be dropped because it
  * would change the map of an enabled CQ; *val may be narrowed to the bytes
- * of a QID2CQIDIX word that belong to disabled CQs.
+ * of a QID2CQIDIX word that belong to disabled CQs, and loses the bits it
+ * would add to a queue that is not quiesced (dlb2_qid_quiesced()).
  */
 bool dlb2_map_write(DLB2State *s, DLB2RegId id, unsigned int idx,
                     uint32_t *val)
@@ -223,6 +239,13 @@ bool dlb2_map_write(DLB2State *s, DLB2RegId id, unsigned int idx,
                           "CQs changed: bytes 0x%x kept\n",
                           idx / DLB2_QIDIX_WORDS, keep);
             *val = (*val & ~keep) | (old & keep);
+        }
+        if (*val & ~old && !dlb2_qid_quiesced(s, idx / DLB2_QIDIX_WORDS)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "dlb2: QID %u mapped to more CQs "
+                          "while it has QEs and a non-zero inflight limit: "
+                          "bits 0x%x dropped\n", idx / DLB2_QIDIX_WORDS,
+                          *val & ~old);
+            *val &= old;
         }
         return true;
     default:

@@ -5,7 +5,8 @@
  * of its links (slots 4-7 too) and loses the ones unlinked; ordered queues
  * in every slot of a sequence-number group keep their order, and a re-created
  * one starts its sequence numbers afresh; a freed producer port drops even
- * writes through a raw BAR mapping; destroying a
+ * writes through a raw BAR mapping; links made while a domain runs bring a
+ * queue's waiting QEs and wait for its inflight ones; destroying a
  * domain does not stop the CQs of another; a domain disabled while an
  * unlink waits for completions leaves no QE for its successor.
  *
@@ -497,6 +498,59 @@ TEST_F_TIMEOUT(lc, freed_port_drops_raw_bar_writes, 120)
 	EXPECT_EQ(other + 1, read_num(self->pci, "alarms/other"));
 	EXPECT_EQ(before + 1, alarm_total(self->pci));
 	dlb2_port_close(sink);
+}
+
+/*
+ * Links made while the domain runs (the dynamic map): a queue's waiting QEs
+ * reach a port linked to it afterwards, in order; a link to a queue with a
+ * QE scheduled and not completed answers EBUSY until the completion, and
+ * then works.
+ */
+TEST_F_TIMEOUT(lc, links_while_running, 120)
+{
+	struct dlb2_port *p, *c1, *c2;
+	struct dlb2_cq_entry e;
+	unsigned int i;
+	int wq, bq;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, create(self->dev, DOM_A));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "p", DLB2_DIR));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_A, "waiting", DLB2_LDB));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_A, "busy", DLB2_LDB));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "c1", DLB2_LDB));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "c2", DLB2_LDB));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c1", "busy", -1));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+	wq = qid(self->dev, DOM_A, "waiting");
+	bq = qid(self->dev, DOM_A, "busy");
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "p", NULL, &p));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c1", NULL, &c1));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c2", NULL, &c2));
+
+	/* Six QEs wait in a queue no port serves; a link brings them. */
+	for (i = 0; i < 6; i++)
+		enqueue(p, wq, DLB2_SCHED_UNORDERED, 0, 0, 60 + i);
+	usleep(100000);
+	EXPECT_EQ(6, dstat(self->pci, DOM_A, "queues", "waiting", "depth"));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c2", "waiting", -1));
+	receive(_metadata, c2, 6, 60);
+
+	/* One QE of "busy" dequeued at c1 and not completed. */
+	enqueue(p, bq, DLB2_SCHED_UNORDERED, 0, 0, 70);
+	ASSERT_EQ(1, dequeue1(c1, &e));
+	EXPECT_EQ(70, e.data);
+	EXPECT_EQ(-EBUSY, dlb2_link_add(self->dev, DOM_A, "c2", "busy", -1));
+	dlb2_release(c1, 1);
+	usleep(100000);
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c2", "busy", -1));
+	ASSERT_EQ(0, dlb2_link_del(self->dev, DOM_A, "c1", "busy"));
+	enqueue(p, bq, DLB2_SCHED_UNORDERED, 0, 0, 71);
+	receive(_metadata, c2, 1, 71);
+	dlb2_port_close(p);
+	dlb2_port_close(c1);
+	dlb2_port_close(c2);
 }
 
 /* ---- one domain's end is not another's --------------------------------- */
