@@ -12,6 +12,7 @@
  */
 #include <linux/iommu.h>
 #include <linux/mm.h>
+#include <linux/panic.h>
 #include <linux/module.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/slab.h>
@@ -217,7 +218,8 @@ static const char *p2p_path_problem(struct dlb2 *dlb2, struct device *dma_dev)
  * BAR's bus address; translating: an IOMMU mapping (dma_map_resource()).
  * The PCIe path must be able to carry peer-to-peer writes
  * (pci_p2pdma_distance()); when it cannot, the map is refused unless the
- * administrator set the device's p2p_override in sysfs.  Devices that
+ * administrator set the device's p2p_override in sysfs (a forced map taints
+ * the kernel with TAINT_USER).  Devices that
  * access memory with the CPU (e.g. rxe) use dlb2_p2p_cpu_addr() instead.
  *
  * Return: 0; -ENODEV when the pin was revoked; -EXDEV when the path cannot
@@ -248,10 +250,14 @@ int dlb2_p2p_map(struct dlb2_p2p *p2p, struct device *dma_dev,
 		ret = -EXDEV;
 		goto out;
 	}
-	if (why)
+	if (why) {
 		dev_info_ratelimited(&dlb2->pdev->dev,
 				     "p2p forced (p2p_override) for %s: %s\n",
 				     dev_name(dma_dev), why);
+		/* The kernel's P2P policy was bypassed: say so in the taint. */
+		if (!test_taint(TAINT_USER))
+			add_taint(TAINT_USER, LOCKDEP_STILL_OK);
+	}
 	domain = iommu_get_domain_for_dev(dma_dev);
 	if (!domain || domain->type == IOMMU_DOMAIN_IDENTITY) {
 		*dma_addr = pci_bus_address(dlb2->pdev, DLB2_FUNC_BAR) +

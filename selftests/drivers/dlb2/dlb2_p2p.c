@@ -267,11 +267,12 @@ TEST_F(p2p, topology_refusal_names_the_reason)
 	}
 	pclose(log);
 	EXPECT_TRUE(named);
-	/* The administrator's override makes it work. */
+	/* The administrator's override makes it work, and taints (U). */
 	ASSERT_EQ(0, write_attr(self->pci, "p2p_override", "1"));
 	EXPECT_EQ(0, ioctl(self->edu, DLB2_EDU_DMA, &d));
 	ASSERT_EQ(1, next_qe(self, &data, 2000));
 	EXPECT_EQ(1, data);
+	EXPECT_TRUE(read_num("/proc/sys/kernel", "tainted") & (1 << 6));
 }
 
 TEST_F(p2p, unmapped_dma_faults_when_translated)
