@@ -4,6 +4,11 @@
 #
 #   make [modules]      build dlb2.ko against KDIR (default: the running kernel)
 #   make tools          libdlb2, dlb2ctl and the AccDirect programs
+#   make install        the modules (against KDIR, into /lib/modules/KVER/
+#                       updates) and the user space (PREFIX, /usr/local);
+#                       DESTDIR for staging; install-modules, install-user
+#                       for one half; make uninstall.  Documentation/install.rst
+#   make man            the man pages, from Documentation/man/*.rst, in build/man
 #   make check          host unit tests and the model's qtests, then in the VM
 #                       harness the kselftests, KUnit tests and DPDK's dlb2
 #                       self-test (tools/vm/check)
@@ -32,7 +37,8 @@ VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
 .PHONY: all modules check check-debug demo kernel-matrix mutation selftests \
-	tools vm-kernel vm-qemu vm-modules clean help
+	tools vm-kernel vm-qemu vm-modules clean help man install \
+	install-modules install-user uninstall
 
 all: modules
 
@@ -91,6 +97,88 @@ kernel-matrix:
 mutation:
 	tools/vm/mutate $(MUTATE_OPTS)
 
+# ------------------------------------------------------------- install
+#
+# Directories (GNU names, all overridable): user space under PREFIX, udev
+# rules and sysusers.d under PREFIX/lib too (systemd reads /usr/local/lib/
+# and /usr/lib/), the modules in /lib/modules/KVER/INSTALL_MOD_DIR of
+# DESTDIR, for KVER the release of KDIR.
+PREFIX ?= /usr/local
+bindir ?= $(PREFIX)/bin
+sbindir ?= $(PREFIX)/sbin
+libdir ?= $(PREFIX)/lib
+includedir ?= $(PREFIX)/include
+mandir ?= $(PREFIX)/share/man
+bashcompdir ?= $(PREFIX)/share/bash-completion/completions
+udevrulesdir ?= $(PREFIX)/lib/udev/rules.d
+sysusersdir ?= $(PREFIX)/lib/sysusers.d
+INSTALL_MOD_DIR ?= updates
+INSTALL ?= install
+INSTALL_VARS = DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) bindir=$(bindir) \
+	sbindir=$(sbindir) libdir=$(libdir) includedir=$(includedir)
+KVER = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+
+# The AccDirect programs exist where libibverbs does (tools/accdirect).
+HAVE_VERBS := $(wildcard /usr/include/infiniband/verbs.h)
+MAN_PAGES := dlb2ctl.8 libdlb2.3 \
+	$(if $(HAVE_VERBS),accdirect-server.1 accdirect-agent.1 accdirect-client.1)
+RST2MAN ?= $(firstword $(shell command -v rst2man rst2man.py 2>/dev/null) rst2man)
+
+man: $(addprefix $(BUILD)/man/,$(MAN_PAGES))
+
+# a warning of docutils fails
+$(BUILD)/man/%: Documentation/man/%.rst
+	@mkdir -p $(BUILD)/man
+	$(RST2MAN) --halt=warning $< $@
+
+install: install-modules install-user
+
+# dlb2.ko, and peermem_dlb.ko where the kernel has the peer-memory interface,
+# built without the test modules (dlb2_kunit, dlb2_edu) and installed by
+# Kbuild's modules_install; depmod runs unless DESTDIR is set.
+install-modules:
+	@if [ ! -f $(KDIR)/Makefile ]; then \
+		echo "install: no kernel build directory $(KDIR): modules not installed (KDIR=...)" >&2; \
+	else \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) DLB2_TEST_MODULES=n modules && \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) DLB2_TEST_MODULES=n \
+			INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+			$(if $(DESTDIR),DEPMOD=true) modules_install && \
+		{ [ -z "$(DESTDIR)" ] || echo "install: DESTDIR set, depmod not run: run 'depmod $(KVER)' where the modules land" >&2; }; \
+	fi
+
+# libdlb2 (shared, static, headers, pkg-config), dlb2ctl in sbin (it sets
+# up domains: root), the AccDirect programs in bin, man pages, bash
+# completion, the udev rule of the port devices and the sysusers.d entry
+# of their group.
+install-user: tools man
+	$(MAKE) -s -C tools/lib/dlb2 install $(INSTALL_VARS)
+	$(MAKE) -s -C tools/dlb2ctl install $(INSTALL_VARS)
+	$(MAKE) -s -C tools/accdirect install $(INSTALL_VARS)
+	$(INSTALL) -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
+		$(DESTDIR)$(mandir)/man8 $(DESTDIR)$(bashcompdir) \
+		$(DESTDIR)$(udevrulesdir) $(DESTDIR)$(sysusersdir)
+	for m in $(MAN_PAGES); do \
+		$(INSTALL) -m 644 $(BUILD)/man/$$m $(DESTDIR)$(mandir)/man$${m##*.}/$$m || exit; \
+	done
+	$(INSTALL) -m 644 tools/dlb2ctl/dlb2ctl.bash-completion $(DESTDIR)$(bashcompdir)/dlb2ctl
+	$(INSTALL) -m 644 tools/dist/60-dlb2.rules $(DESTDIR)$(udevrulesdir)/60-dlb2.rules
+	$(INSTALL) -m 644 tools/dist/dlb2.sysusers.conf $(DESTDIR)$(sysusersdir)/dlb2.conf
+
+uninstall:
+	$(MAKE) -s -C tools/lib/dlb2 uninstall $(INSTALL_VARS)
+	$(MAKE) -s -C tools/dlb2ctl uninstall $(INSTALL_VARS)
+	$(MAKE) -s -C tools/accdirect uninstall $(INSTALL_VARS)
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,accdirect-server.1 accdirect-agent.1 accdirect-client.1) \
+	      $(DESTDIR)$(mandir)/man3/libdlb2.3 $(DESTDIR)$(mandir)/man8/dlb2ctl.8 \
+	      $(DESTDIR)$(bashcompdir)/dlb2ctl $(DESTDIR)$(udevrulesdir)/60-dlb2.rules \
+	      $(DESTDIR)$(sysusersdir)/dlb2.conf
+	@if [ -n "$(KVER)" ]; then \
+		rm -f $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/dlb2/dlb2.ko \
+		      $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/peermem_dlb/peermem_dlb.ko; \
+		[ -n "$(DESTDIR)" ] || depmod $(KVER); \
+	fi
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -s -C tools/lib/dlb2 clean
@@ -99,4 +187,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,23p' Makefile

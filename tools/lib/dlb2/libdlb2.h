@@ -12,7 +12,10 @@
  * functions also record what failed (dlb2_last_error()).  A port is used by
  * one thread at a time; ports of a domain share its credit page safely.
  *
- * Build with -I<repo>/include/uapi (linux/dlb2.h) and link libdlb2.a.
+ * Installed: #include <dlb2/libdlb2.h>, link -ldlb2 (pkg-config libdlb2).
+ * In the source tree: -I<repo>/tools/lib/dlb2, link libdlb2.a or libdlb2.so.
+ * The port devices' interface (include/uapi/linux/dlb2.h) comes with it as
+ * "dlb2_user.h", beside this header.
  */
 #ifndef LIBDLB2_H
 #define LIBDLB2_H
@@ -21,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/dlb2.h>
+#include "dlb2_user.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
-#include <linux/dlb2.h>
+#include "dlb2_user.h"
 
 /**
  * struct dlb2_rc - a connected queue pair to a DLB server

@@ -1,0 +1,1 @@
+../../../include/uapi/linux/dlb2.h
