@@ -10,18 +10,64 @@
 #include <string.h>
 
 #include "libdlb2_rdma.h"
+#include "pcie_atomics.h"
 
 #define BUF_SIZE	128	/* [0]: atomic result, [8..]: one HCW line */
 
-int dlb2_rc_check_device(struct ibv_context *ctx)
+/* Why the last check of this thread refused its device (dlb2_rc_strerror). */
+static __thread char last_refusal[1024];
+
+const char *dlb2_rc_strerror(char *buf, size_t len)
 {
+	snprintf(buf, len, "%s", last_refusal[0] ? last_refusal : "no error");
+	return buf;
+}
+
+/* The administrator override in force, if any: its name, for the log. */
+static const char *override_name(unsigned int flags)
+{
+	const char *env = getenv("DLB2_RDMA_ATOMICS_OVERRIDE");
+
+	if (flags & DLB2_RC_ATOMICS_OVERRIDE)
+		return "DLB2_RC_ATOMICS_OVERRIDE";
+	if (env && !strcmp(env, "1"))
+		return "DLB2_RDMA_ATOMICS_OVERRIDE=1";
+	return NULL;
+}
+
+int dlb2_rc_check_device_flags(struct ibv_context *ctx, unsigned int flags,
+			       struct dlb2_pcie_atomics *res)
+{
+	const char *name = ibv_get_device_name(ctx->device);
+	struct dlb2_pcie_atomics local;
 	struct ibv_device_attr attr;
+	char msg[sizeof(last_refusal)];
 	int ret;
 
+	if (!res)
+		res = &local;
+	last_refusal[0] = '\0';
 	ret = ibv_query_device(ctx, &attr);
-	if (ret)
+	if (ret) {
+		snprintf(last_refusal, sizeof(last_refusal),
+			 "libdlb2_rdma: %s: ibv_query_device: %s", name,
+			 strerror(ret));
 		return -ret;
-	return attr.atomic_cap == IBV_ATOMIC_GLOB ? 0 : -EOPNOTSUPP;
+	}
+	ret = dlb2_rdma_atomics_accept("", name, attr.atomic_cap,
+				       override_name(flags), res);
+	if (ret)
+		snprintf(last_refusal, sizeof(last_refusal),
+			 "libdlb2_rdma: refusing %s: its atomics (%s) are not known to be atomic with the CPUs': %s",
+			 name, attr.atomic_cap == IBV_ATOMIC_HCA ?
+			 "IBV_ATOMIC_HCA" : "IBV_ATOMIC_NONE",
+			 dlb2_pcie_atomics_msg(name, res, msg, sizeof(msg)));
+	return ret;
+}
+
+int dlb2_rc_check_device(struct ibv_context *ctx)
+{
+	return dlb2_rc_check_device_flags(ctx, 0, NULL);
 }
 
 int dlb2_rc_init(struct dlb2_rc *rc, struct ibv_pd *pd, struct ibv_qp *qp,
@@ -29,7 +75,7 @@ int dlb2_rc_init(struct dlb2_rc *rc, struct ibv_pd *pd, struct ibv_qp *qp,
 {
 	int ret;
 
-	ret = dlb2_rc_check_device(pd->context);
+	ret = dlb2_rc_check_device_flags(pd->context, flags, NULL);
 	if (ret == -EOPNOTSUPP && (flags & DLB2_RC_FORCE))
 		ret = 0;
 	if (ret)
@@ -166,3 +212,4 @@ int dlb2_rc_enqueue(struct dlb2_rc *rc, const struct dlb2_hcw *hcw,
 	memcpy(line, hcw, n * sizeof(*hcw));
 	return post_wait(rc, &wr);
 }
+
