@@ -15,7 +15,8 @@
  * for AtomicOps (pcie_atomics.h: the NIC requests them, the switches route
  * them, the root port completes them) or an administrator overrides the
  * check (DLB2_RDMA_ATOMICS_OVERRIDE=1 or DLB2_RC_ATOMICS_OVERRIDE, logged
- * on stderr every time); never IBV_ATOMIC_NONE.
+ * on stderr every time); never IBV_ATOMIC_NONE.  dlb2_credit_race() is the
+ * qualification: CPUs and the device taking and giving credits together.
  *
  * Link with libdlb2_rdma.a -libverbs.
  */
@@ -93,5 +94,52 @@ int dlb2_rc_give(struct dlb2_rc *rc, uint64_t n);
 /* RDMA-WRITE @n (1..4) HCWs as one line into the producer port. */
 int dlb2_rc_enqueue(struct dlb2_rc *rc, const struct dlb2_hcw *hcw,
 		    unsigned int n);
+
+/*
+ * The conserved-credit race.  Each side takes one credit from the word when
+ * there is one and gives it back, again and again: CPU threads with lock
+ * cmpxchg / lock xadd, the device with dlb2_rc_take() / dlb2_rc_give().
+ * Every pair leaves the word as it was, so a word that ends different from
+ * where it started lost updates: the device's atomics are not atomic with
+ * the CPUs'.
+ */
+/* A CPU side: @ops take/give pairs on @word (0: until *@stop); the pairs
+ * that took a credit are added to *@taken; returns the pairs done. */
+unsigned long dlb2_credit_cpu_churn(uint64_t *word, unsigned long ops,
+				    const volatile int *stop,
+				    unsigned long *taken);
+/* The device's side: the same with @rc's credit word; -errno on an error. */
+long dlb2_rc_churn(struct dlb2_rc *rc, unsigned long ops,
+		   const volatile int *stop, unsigned long *taken);
+
+/**
+ * struct dlb2_credit_race - dlb2_credit_race() parameters and results
+ * @cpu_threads: CPU threads (1..64)
+ * @ops: take/give pairs of each side (each CPU thread, and the device)
+ * @seconds: instead, run this long (when > 0; @ops is then ignored)
+ * @before, @after: the credit word at the start and at the end
+ * @cpu_pairs, @cpu_taken: pairs done by all CPU threads, of which took one
+ * @rc_pairs, @rc_taken: the same for the device
+ * @lost: |@after - @before|: updates lost (at least; a lost take and a lost
+ *	  give cancel out)
+ * @elapsed: seconds
+ */
+struct dlb2_credit_race {
+	unsigned int cpu_threads;
+	unsigned long ops;
+	double seconds;
+	uint64_t before, after;
+	unsigned long cpu_pairs, cpu_taken, rc_pairs, rc_taken;
+	uint64_t lost;
+	double elapsed;
+};
+
+/*
+ * Race @r->cpu_threads CPU threads on @word (in this process) against
+ * @rc's device on the same word (@rc's credit address and rkey must name
+ * @word, e.g. through a loop-back queue pair).  0 (see @r->lost) or -errno.
+ */
+int dlb2_credit_race(struct dlb2_rc *rc, uint64_t *word,
+		     struct dlb2_credit_race *r);
 
 #endif /* LIBDLB2_RDMA_H */
