@@ -186,7 +186,12 @@ int main(int argc, char **argv)
 	}
 	ret = dlb2_rc_init(&rc, srv.pd, srv.id->qp, srv.cq, 0);
 	if (ret == -EOPNOTSUPP) {
-		fprintf(stderr, "accdirect-agent: the RDMA device's atomics are not global (IBV_ATOMIC_GLOB): credits shared with the server's CPUs would be lost; refusing\n");
+		char why[1024];
+
+		/* the check that failed and its fix */
+		fprintf(stderr, "accdirect-agent: %s\n",
+			dlb2_rc_strerror(why, sizeof(why)));
+		fprintf(stderr, "accdirect-agent: the RDMA device's atomics are not known to be global: credits shared with the server's CPUs would be lost; refusing\n");
 		return 1;
 	}
 	if (ret) {

@@ -5,23 +5,71 @@
  * the remote side is a control loop, not a data path of its own.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "libdlb2_rdma.h"
+#include "pcie_atomics.h"
 
 #define BUF_SIZE	128	/* [0]: atomic result, [8..]: one HCW line */
 
-int dlb2_rc_check_device(struct ibv_context *ctx)
+/* Why the last check of this thread refused its device (dlb2_rc_strerror). */
+static __thread char last_refusal[1024];
+
+const char *dlb2_rc_strerror(char *buf, size_t len)
 {
+	snprintf(buf, len, "%s", last_refusal[0] ? last_refusal : "no error");
+	return buf;
+}
+
+/* The administrator override in force, if any: its name, for the log. */
+static const char *override_name(unsigned int flags)
+{
+	const char *env = getenv("DLB2_RDMA_ATOMICS_OVERRIDE");
+
+	if (flags & DLB2_RC_ATOMICS_OVERRIDE)
+		return "DLB2_RC_ATOMICS_OVERRIDE";
+	if (env && !strcmp(env, "1"))
+		return "DLB2_RDMA_ATOMICS_OVERRIDE=1";
+	return NULL;
+}
+
+int dlb2_rc_check_device_flags(struct ibv_context *ctx, unsigned int flags,
+			       struct dlb2_pcie_atomics *res)
+{
+	const char *name = ibv_get_device_name(ctx->device);
+	struct dlb2_pcie_atomics local;
 	struct ibv_device_attr attr;
+	char msg[sizeof(last_refusal)];
 	int ret;
 
+	if (!res)
+		res = &local;
+	last_refusal[0] = '\0';
 	ret = ibv_query_device(ctx, &attr);
-	if (ret)
+	if (ret) {
+		snprintf(last_refusal, sizeof(last_refusal),
+			 "libdlb2_rdma: %s: ibv_query_device: %s", name,
+			 strerror(ret));
 		return -ret;
-	return attr.atomic_cap == IBV_ATOMIC_GLOB ? 0 : -EOPNOTSUPP;
+	}
+	ret = dlb2_rdma_atomics_accept("", name, attr.atomic_cap,
+				       override_name(flags), res);
+	if (ret)
+		snprintf(last_refusal, sizeof(last_refusal),
+			 "libdlb2_rdma: refusing %s: its atomics (%s) are not known to be atomic with the CPUs': %s",
+			 name, attr.atomic_cap == IBV_ATOMIC_HCA ?
+			 "IBV_ATOMIC_HCA" : "IBV_ATOMIC_NONE",
+			 dlb2_pcie_atomics_msg(name, res, msg, sizeof(msg)));
+	return ret;
+}
+
+int dlb2_rc_check_device(struct ibv_context *ctx)
+{
+	return dlb2_rc_check_device_flags(ctx, 0, NULL);
 }
 
 int dlb2_rc_init(struct dlb2_rc *rc, struct ibv_pd *pd, struct ibv_qp *qp,
@@ -29,7 +77,7 @@ int dlb2_rc_init(struct dlb2_rc *rc, struct ibv_pd *pd, struct ibv_qp *qp,
 {
 	int ret;
 
-	ret = dlb2_rc_check_device(pd->context);
+	ret = dlb2_rc_check_device_flags(pd->context, flags, NULL);
 	if (ret == -EOPNOTSUPP && (flags & DLB2_RC_FORCE))
 		ret = 0;
 	if (ret)
@@ -165,4 +213,136 @@ int dlb2_rc_enqueue(struct dlb2_rc *rc, const struct dlb2_hcw *hcw,
 	memset(line, 0, 64);
 	memcpy(line, hcw, n * sizeof(*hcw));
 	return post_wait(rc, &wr);
+}
+
+/* ---- the conserved-credit race ------------------------------------------ */
+
+unsigned long dlb2_credit_cpu_churn(uint64_t *word, unsigned long ops,
+				    const volatile int *stop,
+				    unsigned long *taken)
+{
+	unsigned long i, t = 0;
+	uint64_t v;
+
+	if (!ops && !stop)
+		return 0;
+	for (i = 0; ops ? i < ops : !*stop; i++) {
+		v = __atomic_load_n(word, __ATOMIC_RELAXED);
+		if (v && __atomic_compare_exchange_n(word, &v, v - 1, false,
+						     __ATOMIC_ACQ_REL,
+						     __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(word, 1, __ATOMIC_ACQ_REL);
+			t++;
+		}
+	}
+	if (taken)
+		__atomic_fetch_add(taken, t, __ATOMIC_RELAXED);
+	return i;
+}
+
+long dlb2_rc_churn(struct dlb2_rc *rc, unsigned long ops,
+		   const volatile int *stop, unsigned long *taken)
+{
+	unsigned long i, t = 0;
+	int ret;
+
+	if (!ops && !stop)
+		return 0;
+	for (i = 0; ops ? i < ops : !*stop; i++) {
+		ret = dlb2_rc_take(rc, 1);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			ret = dlb2_rc_give(rc, 1);
+			if (ret)
+				return ret;
+			t++;
+		}
+	}
+	if (taken)
+		*taken += t;
+	return (long)i;
+}
+
+static double race_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct race_cpu {
+	uint64_t *word;
+	unsigned long ops, pairs, taken;
+	const volatile int *stop;
+	const volatile int *go;
+};
+
+static void *race_cpu(void *p)
+{
+	struct race_cpu *c = p;
+
+	while (!__atomic_load_n(c->go, __ATOMIC_ACQUIRE))
+		;
+	c->pairs = dlb2_credit_cpu_churn(c->word, c->ops, c->stop, &c->taken);
+	return NULL;
+}
+
+int dlb2_credit_race(struct dlb2_rc *rc, uint64_t *word,
+		     struct dlb2_credit_race *r)
+{
+	struct race_cpu cpu[64];
+	pthread_t t[64];
+	volatile int stop = 0, go = 0;
+	unsigned long ops = r->seconds > 0 ? 0 : r->ops;
+	unsigned int i, n;
+	long done = 0;
+	double t0, end;
+	int ret = 0;
+
+	if (!r->cpu_threads || r->cpu_threads > 64 || (!ops && r->seconds <= 0))
+		return -EINVAL;
+	r->cpu_pairs = r->cpu_taken = r->rc_pairs = r->rc_taken = 0;
+	r->before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	for (n = 0; n < r->cpu_threads; n++) {
+		cpu[n] = (struct race_cpu){ .word = word, .ops = ops,
+					    .stop = &stop, .go = &go };
+		if (pthread_create(&t[n], NULL, race_cpu, &cpu[n])) {
+			ret = -EAGAIN;
+			break;
+		}
+	}
+	t0 = race_now();
+	end = t0 + r->seconds;
+	__atomic_store_n(&go, n == r->cpu_threads, __ATOMIC_RELEASE);
+	if (!ret) {
+		if (ops) {
+			done = dlb2_rc_churn(rc, ops, NULL, &r->rc_taken);
+		} else {
+			/* in slices, to look at the clock */
+			while (done >= 0 && race_now() < end) {
+				long k = dlb2_rc_churn(rc, 1024, NULL,
+						       &r->rc_taken);
+
+				done = k < 0 ? k : done + k;
+			}
+		}
+		if (done < 0)
+			ret = (int)done;
+		else
+			r->rc_pairs = done;
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++) {
+		pthread_join(t[i], NULL);
+		r->cpu_pairs += cpu[i].pairs;
+		r->cpu_taken += cpu[i].taken;
+	}
+	r->elapsed = race_now() - t0;
+	r->after = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	r->lost = r->after > r->before ? r->after - r->before :
+					 r->before - r->after;
+	return ret;
 }
