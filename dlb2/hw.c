@@ -24,6 +24,23 @@ void dlb2_flush_csr(struct dlb2 *dlb2)
 	dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(V));
 }
 
+/**
+ * dlb2_hw_gone() - has the device left the bus?
+ * @dlb2: the device
+ *
+ * After a surprise removal or a fatal PCIe error every read answers all
+ * ones, which the drain loops would take for counts.  The PCI core marks
+ * such a device offline; a read of all ones from SYS_TOTAL_VAS (a count,
+ * never all ones) catches the removal before it does.
+ *
+ * Return: true when the device no longer answers.
+ */
+bool dlb2_hw_gone(struct dlb2 *dlb2)
+{
+	return pci_channel_offline(dlb2->pdev) ||
+	       dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(V)) == U32_MAX;
+}
+
 static void rmw(struct dlb2 *dlb2, u32 off, u32 clear, u32 set)
 {
 	dlb2_csr_wr(dlb2, off, (dlb2_csr_rd(dlb2, off) & ~clear) | set);
@@ -344,11 +361,14 @@ void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	dlb2_flush_csr(dlb2);
 }
 
+/* Counters are read masked to their width (facts 4.3): never ~0 as a count. */
 u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_port *port)
 {
-	u32 cnt = dlb2_csr_rd(dlb2, port->ldb ?
-			      DLB2_LSP_CQ_LDB_TKN_CNT(V, port->id) :
-			      DLB2_LSP_CQ_DIR_TKN_CNT(V, port->id));
+	u32 cnt = port->ldb ?
+		  dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(V, port->id)) &
+		  DLB2_LDB_TKN_CNT_MASK :
+		  dlb2_csr_rd(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(V, port->id)) &
+		  DLB2_DIR_TKN_CNT_MASK;
 	u32 bias = token_bias(port);
 
 	return cnt > bias ? cnt - bias : 0;
@@ -358,7 +378,8 @@ u32 dlb2_hw_cq_inflights(struct dlb2 *dlb2, const struct dlb2_port *port)
 {
 	if (!port->ldb)
 		return 0;
-	return dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_INFL_CNT(V, port->id));
+	return dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_INFL_CNT(V, port->id)) &
+	       DLB2_INFL_CNT_MASK;
 }
 
 static u64 rd64(struct dlb2 *dlb2, u32 lo, u32 hi)
@@ -441,7 +462,8 @@ static void pp_write(struct dlb2 *dlb2, const struct dlb2_port *port,
  * What a consumer owes the device: one token per QE in its CQ, and for a
  * load-balanced port a completion per QE scheduled to it (6.11 step 5).
  *
- * Return: the number of QEs drained (tokens returned).
+ * Return: the number of QEs drained (tokens returned); 0 also when the
+ * device is gone (dlb2_hw_gone()), so that the callers' loops end.
  */
 unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
 				const struct dlb2_port *port)
@@ -450,7 +472,7 @@ unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
 	u32 infl = dlb2_hw_cq_inflights(dlb2, port);
 	struct dlb2_hcw hcw = { };
 
-	if (!tokens && !infl)
+	if ((!tokens && !infl) || dlb2_hw_gone(dlb2))
 		return 0;
 	if (tokens) {
 		hcw.cmd = DLB2_CMD_BAT_T;
@@ -568,7 +590,7 @@ static void drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	for (round = 0; round < DLB2_DRAIN_ROUNDS; round++) {
 		unsigned int drained = 0;
 
-		if (domain_drained(dlb2, dom))
+		if (domain_drained(dlb2, dom) || dlb2_hw_gone(dlb2))
 			return;
 		for (i = 0; i < dom->num_ports; i++)
 			drained += dlb2_hw_port_drain(dlb2, dom->ports[i]);

@@ -37,6 +37,7 @@ unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
 void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_port *port);
 
 /* Counters */
+bool dlb2_hw_gone(struct dlb2 *dlb2);
 u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_port *port);
 u32 dlb2_hw_cq_inflights(struct dlb2 *dlb2, const struct dlb2_port *port);
 u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_port *port);

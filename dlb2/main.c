@@ -122,6 +122,7 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_intr;
 	}
 	pci_set_drvdata(pdev, dlb2);
+	pci_save_state(pdev);		/* for dlb2_slot_reset() */
 	ret = dlb2_configfs_attach(dlb2);
 	if (ret)
 		goto err_kobj;
@@ -163,10 +164,13 @@ static void dlb2_reset_prepare(struct pci_dev *pdev)
 	dlb2_configfs_reset(pci_get_drvdata(pdev));
 }
 
-/* Until here no domain could be enabled (dlb2.state RESETTING). */
-static void dlb2_reset_done(struct pci_dev *pdev)
+/*
+ * Initialise the device again after a reset; until here no domain could be
+ * enabled (dlb2.state RESETTING).  Return: the state it is left in.
+ */
+static enum dlb2_state dlb2_reinit(struct dlb2 *dlb2)
 {
-	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
+	struct pci_dev *pdev = dlb2->pdev;
 	enum dlb2_state state = DLB2_STATE_FAILED;
 
 	if (!dlb2_power_on(dlb2)) {
@@ -181,9 +185,50 @@ static void dlb2_reset_done(struct pci_dev *pdev)
 	mutex_lock(&dlb2_mutex);
 	dlb2->state = state;
 	mutex_unlock(&dlb2_mutex);
+	return state;
+}
+
+static void dlb2_reset_done(struct pci_dev *pdev)
+{
+	dlb2_reinit(pci_get_drvdata(pdev));
+}
+
+/*
+ * AER: an uncorrectable error froze the link, or the device is gone for
+ * good.  Either way the domains go, as for a reset (their drains stop at
+ * once: dlb2_hw_gone()); a frozen device is initialised again after the
+ * link reset, a gone one stays FAILED until it is unbound.
+ */
+static pci_ers_result_t dlb2_error_detected(struct pci_dev *pdev,
+					    pci_channel_state_t state)
+{
+	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
+
+	dev_err(&pdev->dev, "PCIe error (channel state %d): domains disabled\n",
+		state);
+	if (state == pci_channel_io_normal)
+		return PCI_ERS_RESULT_CAN_RECOVER;
+	dlb2_configfs_reset(dlb2);
+	if (state == pci_channel_io_perm_failure) {
+		mutex_lock(&dlb2_mutex);
+		dlb2->state = DLB2_STATE_FAILED;
+		mutex_unlock(&dlb2_mutex);
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t dlb2_slot_reset(struct pci_dev *pdev)
+{
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	return dlb2_reinit(pci_get_drvdata(pdev)) == DLB2_STATE_READY ?
+	       PCI_ERS_RESULT_RECOVERED : PCI_ERS_RESULT_DISCONNECT;
 }
 
 static const struct pci_error_handlers dlb2_err_handlers = {
+	.error_detected = dlb2_error_detected,
+	.slot_reset = dlb2_slot_reset,
 	.reset_prepare = dlb2_reset_prepare,
 	.reset_done = dlb2_reset_done,
 };

@@ -164,6 +164,10 @@
 #define DLB2_LSP_CQ_LDB_INFL_THRESH(ver, x) \
 	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x90580000) + (x) * 0x1000)
 #define DLB2_LSP_CQ_LDB_TKN_CNT(ver, x)	(DLB2_CSR_OFF(ver, 0xa0580000, 0x90600000) + (x) * 0x1000)
+/* Widths of the live counters the driver reads (facts 4.3, 6.8). */
+#define DLB2_LDB_TKN_CNT_MASK			GENMASK(10, 0)
+#define DLB2_DIR_TKN_CNT_MASK			GENMASK(12, 0)
+#define DLB2_INFL_CNT_MASK			GENMASK(11, 0)
 #define DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(ver, x) \
 	(DLB2_CSR_OFF(ver, 0xa0600000, 0x90680000) + (x) * 0x1000)
 #define DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(ver, x) \

@@ -346,6 +346,9 @@ static uint64_t dlb2_csr_read(void *opaque, hwaddr addr, unsigned size)
     DLB2RegId id;
     uint32_t val;
 
+    if (s->off_bus) {
+        return UINT32_MAX;  /* no completer: the root port answers ones */
+    }
     dlb2_schedule_overdue(s);
     if (!dlb2_reg_lookup(s, addr, &id, &idx)) {
         val = GPOINTER_TO_UINT(g_hash_table_lookup(s->unknown_regs,
@@ -372,6 +375,9 @@ static void dlb2_csr_write(void *opaque, hwaddr addr, uint64_t val64,
     unsigned int idx;
     DLB2RegId id;
 
+    if (s->off_bus) {
+        return;
+    }
     if (!dlb2_reg_lookup(s, addr, &id, &idx)) {
         qemu_log_mask(LOG_UNIMP, "dlb2: write of unknown CSR 0x%" HWADDR_PRIx
                       " = 0x%x\n", addr, val);

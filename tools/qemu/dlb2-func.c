@@ -20,7 +20,9 @@
 
 static uint64_t dlb2_pp_read(void *opaque, hwaddr addr, unsigned size)
 {
-    return 0;
+    DLB2State *s = opaque;
+
+    return s->off_bus ? MAKE_64BIT_MASK(0, size * 8) : 0;
 }
 
 static void dlb2_hcw_decode(const uint8_t *b, DLB2HCW *hcw)
@@ -45,6 +47,9 @@ static void dlb2_pp_write(void *opaque, hwaddr addr, uint64_t val,
     DLB2Port *p;
     DLB2HCW hcw;
 
+    if (s->off_bus) {
+        return;
+    }
     trace_dlb2_pp_write(is_ldb ? "ldb" : "dir", port, addr & 0xfff, size, val);
     dlb2_schedule_overdue(s);
     if (port >= (is_ldb ? DLB2_NUM_LDB_PORTS : dlb2_num_dir_ports(s->ver)) ||

@@ -508,7 +508,7 @@ void dlb2_schedule_now(DLB2State *s)
     unsigned int ndir = dlb2_num_dir_ports(s->ver), p;
     bool progress;
 
-    if (s->in_schedule) {
+    if (s->in_schedule || s->off_bus) {
         s->schedule_again = true;   /* e.g. a CQ write that hit our BAR */
         return;
     }

@@ -131,6 +131,28 @@ static Property dlb2_properties[] = {
     DEFINE_PROP_END_OF_LIST(),
 };
 
+/*
+ * "off-bus" (set at run time with qom-set): the device has left the bus
+ * as in a surprise removal, before the slot reports it: BAR reads answer
+ * all ones, writes are lost, nothing is scheduled, written or signalled.
+ * tools/vm/run --hotplug sets it before device_del ("yank").
+ */
+static bool dlb2_get_off_bus(Object *obj, Error **errp)
+{
+    return DLB2(obj)->off_bus;
+}
+
+static void dlb2_set_off_bus(Object *obj, bool value, Error **errp)
+{
+    DLB2(obj)->off_bus = value;
+}
+
+static void dlb2_instance_init(Object *obj)
+{
+    object_property_add_bool(obj, "off-bus", dlb2_get_off_bus,
+                             dlb2_set_off_bus);
+}
+
 static const VMStateDescription dlb2_vmstate = {
     .name = TYPE_DLB2,
     .unmigratable = 1,
@@ -159,6 +181,7 @@ static const TypeInfo dlb2_info = {
     .name = TYPE_DLB2,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(DLB2State),
+    .instance_init = dlb2_instance_init,
     .class_init = dlb2_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

@@ -214,6 +214,7 @@ struct DLB2State {
     /* Properties */
     char *version_str;
     bool sync_sched;            /* schedule inside the MMIO write (debug) */
+    bool off_bus;               /* "off-bus": a surprise removal (dlb2.c) */
 
     DLB2Version ver;
 

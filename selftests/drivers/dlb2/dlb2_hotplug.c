@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hot removal: the DLB leaves the bus (QEMU device_del on a hot-pluggable
+ * PCIe root port; for a surprise removal, the model's reads answer all ones
+ * first) while a consumer runs traffic through a mapped port.  The consumer gets SIGBUS, not a hang; the kernel stays
+ * healthy (the harness checks its log, kmemleak included); another open
+ * port file answers ENODEV; and the device, plugged in again, is bound and
+ * carries traffic.
+ *
+ * Needs the harness's hot-plug control: tools/vm/run --hotplug boots the
+ * DLB behind a root port and exports VM_HOTPLUG_CTL, a directory shared
+ * with the host where this test writes "unplug", "yank" or "plug" to the
+ * file "request" and the host answers in "done".  Skips without it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libdlb2.h"
+
+#include "kselftest_harness.h"
+#include "dlb2_lib.h"
+#include "dlb2_qe.h"
+
+#define DOM		"khp"
+#define SIGBUS_EXIT	42
+
+/* Ask the host for @what ("unplug", "plug"); 0 once it answered 0. */
+static int hotplug(const char *ctl, const char *what)
+{
+	char req[PATH_MAX], done[PATH_MAX], tmp[PATH_MAX];
+	unsigned int i;
+	long rc;
+	FILE *f;
+
+	pathf(req, "%s/request", ctl);
+	pathf(done, "%s/done", ctl);
+	pathf(tmp, "%s/request.tmp", ctl);
+	unlink(done);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", what);
+	fclose(f);
+	if (rename(tmp, req))
+		return -errno;
+	for (i = 0; i < 300; i++) {
+		usleep(100000);
+		f = fopen(done, "r");
+		if (!f)
+			continue;
+		rc = -1;
+		if (fscanf(f, "%ld", &rc) != 1)
+			rc = -1;
+		fclose(f);
+		return rc ? -EIO : 0;
+	}
+	return -ETIMEDOUT;
+}
+
+/* Wait up to @secs for /sys/bus/pci/devices/@bdf to (dis)appear. */
+static bool wait_device(const char *bdf, bool present, unsigned int secs)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	unsigned int i;
+
+	pathf(path, PCI_DEVICES "/%s/dev_id", bdf);
+	for (i = 0; i < secs * 10; i++) {
+		if (!stat(path, &st) == present)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+static void on_sigbus(int sig)
+{
+	_exit(SIGBUS_EXIT);
+}
+
+/*
+ * In a child (port mappings are not inherited): directed round trips
+ * through port "p" until it faults; never returns.
+ */
+static void consumer(int dev, int q)
+{
+	struct dlb2_cq_entry e;
+	unsigned long long n;
+	struct dlb2_port *p;
+
+	signal(SIGBUS, on_sigbus);
+	if (dlb2_port_open(dev, DOM, "p", NULL, &p))
+		_exit(5);
+	for (n = 0;; n++) {
+		time_t t0 = time(NULL);
+
+		enqueue(p, q, DLB2_SCHED_DIRECTED, 0, 0, n);
+		/* A device gone may answer nothing until the unbind. */
+		while (dlb2_dequeue_burst(p, &e, 1) != 1)
+			if (time(NULL) - t0 > 60)
+				_exit(3);	/* no QE within 60 s, no fault */
+		if (e.data != n)
+			_exit(4);
+		dlb2_release(p, 1);
+	}
+}
+
+/*
+ * Directed ports "p" (queue "q") and "p2" (queue "q2"), "p2" opened; and a
+ * load-balanced port "lp" on queue "lq", whose counters the teardown reads.
+ */
+static int domain_up(int dev, struct dlb2_port **p2, int *q, int *q2)
+{
+	struct dlb2_port_attr pa = DLB2_PORT_ATTR_INIT, la = DLB2_PORT_ATTR_INIT;
+	struct dlb2_queue_attr qa = DLB2_QUEUE_ATTR_INIT;
+	struct dlb2_queue_attr lqa = DLB2_QUEUE_ATTR_INIT;
+
+	pa.type = DLB2_DIR;
+	qa.type = DLB2_DIR;
+	la.type = DLB2_LDB;
+	lqa.type = DLB2_LDB;
+	lqa.sched = DLB2_QUNORDERED;
+	lqa.atomic_inflights = 0;
+	return dlb2_domain_create(dev, DOM) ?:
+	       dlb2_queue_add(dev, DOM, "lq", &lqa) ?:
+	       dlb2_port_add(dev, DOM, "lp", &la) ?:
+	       dlb2_link_add(dev, DOM, "lp", "lq", -1) ?:
+	       dlb2_domain_set_credits(dev, DOM, 64, 64) ?:
+	       dlb2_queue_add(dev, DOM, "q", &qa) ?:
+	       dlb2_queue_add(dev, DOM, "q2", &qa) ?:
+	       dlb2_port_add(dev, DOM, "p", &pa) ?:
+	       dlb2_port_add(dev, DOM, "p2", &pa) ?:
+	       dlb2_link_add(dev, DOM, "p", "q", -1) ?:
+	       dlb2_link_add(dev, DOM, "p2", "q2", -1) ?:
+	       dlb2_domain_enable(dev, DOM) ?:
+	       dlb2_queue_id(dev, DOM, "q", q) ?:
+	       dlb2_queue_id(dev, DOM, "q2", q2) ?:
+	       dlb2_port_open(dev, DOM, "p2", NULL, p2);
+}
+
+/*
+ * The body of both tests: a consumer runs, the host removes the device
+ * with @how ("unplug": device_del; "yank": the device leaves the bus first,
+ * its reads answer all ones, then device_del), and plugs it in again.
+ */
+static void unplug_replug(struct __test_metadata *_metadata, const char *how)
+{
+	struct dlb2_port_info info;
+	char bdf[NAME_MAX + 1], pci[PATH_MAX];
+	const char *ctl = getenv("VM_HOTPLUG_CTL");
+	struct dlb2_cq_entry e;
+	struct dlb2_port *p;
+	int dev, q, q2, status;
+	pid_t child;
+
+	if (!ctl)
+		SKIP(return, "needs the harness's hot-plug control (%s)",
+		     "tools/vm/run --hotplug");
+	if (!dlb2_find_device(bdf, sizeof(bdf)))
+		SKIP(return, "no DLB 2.0/2.5 PF present");
+	pathf(pci, PCI_DEVICES "/%s", bdf);
+	dev = read_num(pci, "dev_id");
+	ASSERT_LE(0, dev);
+	dlb2_domain_destroy(dev, DOM);
+	ASSERT_EQ(0, domain_up(dev, &p, &q, &q2));
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		consumer(dev, q);
+	usleep(500000);
+	ASSERT_EQ(0, waitpid(child, &status, WNOHANG)) {
+		TH_LOG("the consumer stopped before the unplug: status %#x",
+		       status);
+	}
+	ASSERT_EQ(0, hotplug(ctl, how));
+	ASSERT_TRUE(wait_device(bdf, false, 60)) {
+		TH_LOG("%s still present 60 s after device_del (%s)", bdf, how);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == SIGBUS_EXIT) {
+		TH_LOG("consumer status %#x: expected exit %d (SIGBUS)",
+		       status, SIGBUS_EXIT);
+	}
+	/* The parent's own port descriptor: ENODEV, then it closes. */
+	EXPECT_EQ(-1, ioctl(p->fd, DLB2_IOC_PORT_INFO, &info));
+	EXPECT_EQ(ENODEV, errno);
+	dlb2_port_close(p);
+	dlb2_domain_destroy(dev, DOM);
+
+	ASSERT_EQ(0, hotplug(ctl, "plug"));
+	ASSERT_TRUE(wait_device(bdf, true, 30)) {
+		TH_LOG("%s not back 30 s after device_add", bdf);
+	}
+	dev = read_num(pci, "dev_id");
+	ASSERT_LE(0, dev);
+	dlb2_domain_destroy(dev, DOM);
+	ASSERT_EQ(0, domain_up(dev, &p, &q, &q2));
+	enqueue(p, q2, DLB2_SCHED_DIRECTED, 0, 0, 0xfeed);
+	ASSERT_EQ(1, dequeue1(p, &e));
+	EXPECT_EQ(0xfeed, e.data);
+	dlb2_release(p, 1);
+	dlb2_port_close(p);
+	EXPECT_EQ(0, dlb2_domain_destroy(dev, DOM));
+}
+
+TEST(unplug_during_traffic_then_replug)
+{
+	unplug_replug(_metadata, "unplug");
+}
+
+/*
+ * A surprise removal: the driver's teardown reads all ones from every
+ * counter; it must stop draining rather than take them for counts.
+ */
+TEST(surprise_removal_during_traffic_then_replug)
+{
+	unplug_replug(_metadata, "yank");
+}
+
+TEST_HARNESS_MAIN
