@@ -14,11 +14,12 @@ class Result:
     p50: float
     p99: float
     p999: float
-    throughput: float       # measured completions per us
+    throughput: float       # completions per us while measuring
     util: list = field(default_factory=list)  # per worker, in [0, 1]
     wait_mean: float = 0.0  # start - arrival, us
     batch_means: list = field(default_factory=list)  # of latency, 20 batches
     latencies: np.ndarray = None
+    waits: np.ndarray = None    # start - arrival of each measured request
 
     def row(self):
         return {"load": self.offered, "n": self.n, "mean": self.mean,
@@ -37,14 +38,16 @@ def summarise(arrivals, service, start, done, where, workers, warmup,
     s = np.clip(start[k:], t0, t1)
     e = np.clip(done[k:], t0, t1)
     util = np.bincount(where[k:], weights=e - s, minlength=workers) / (t1 - t0)
-    span = done[k:].max() - t0
+    # completions (of any request, warm-up included) inside the window:
+    # in overload this is the capacity, not the offered rate
+    served = np.count_nonzero((done >= t0) & (done <= t1))
     p50, p99, p999 = np.percentile(lat, [50, 99, 99.9])
     bm = [float(b.mean()) for b in np.array_split(lat, batches)]
     return Result(offered=offered, n=len(lat), mean=float(lat.mean()),
                   p50=float(p50), p99=float(p99), p999=float(p999),
-                  throughput=len(lat) / span, util=util.tolist(),
+                  throughput=served / (t1 - t0), util=util.tolist(),
                   wait_mean=float((start[k:] - a).mean()),
-                  batch_means=bm, latencies=lat)
+                  batch_means=bm, latencies=lat, waits=start[k:] - a)
 
 
 def batch_se(result):

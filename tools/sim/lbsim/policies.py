@@ -23,6 +23,10 @@ where c-FCFS's "execution bubbles" (Turbo Sec. II-C) come from.
   jbsq:K   JBSQ(K): central queue plus per-worker queues bounded by K
            outstanding requests, shortest first (R2P2; DLB with a
            consumer-queue depth of K, see engine.Config.release)
+  jbsq-rr:K  the same bound, but the next worker with room in round-robin
+           order instead of the shortest: an arbiter that only knows
+           "has room" / "is full".  As K grows, jbsq:K tends to JSQ and
+           jbsq-rr:K to rr; with K=1 both are c-FCFS.
 """
 
 
@@ -98,6 +102,38 @@ class JBSQ(Policy):
         self.view[w] -= 1
 
 
+class JBSQRoundRobin(Policy):
+    """Bounded per-worker queues, the next worker with room in round-robin
+    order."""
+
+    holds = True
+
+    def __init__(self, bound=1):
+        self.bound = bound
+        self.name = f"jbsq-rr({bound})"
+
+    def reset(self, n, rng, nreq):
+        self.n = n
+        self.view = [0] * n
+        self._next = 0
+
+    def select(self):
+        view, n, k = self.view, self.n, self.bound
+        w = self._next
+        for _ in range(n):
+            if view[w] < k:
+                self._next = w + 1 if w + 1 < n else 0
+                return w
+            w = w + 1 if w + 1 < n else 0
+        return None
+
+    def dispatched(self, w):
+        self.view[w] += 1
+
+    def released(self, w):
+        self.view[w] -= 1
+
+
 class CentralFCFS(Policy):
     """c-FCFS, written independently of JBSQ: a stack of workers the
     scheduler believes idle.  Equivalent to JBSQ(1) in distribution (not
@@ -118,7 +154,7 @@ class CentralFCFS(Policy):
 
 
 def parse(spec):
-    """Policy from a spec: random, rr, jsq, cfcfs, jbsq:K."""
+    """Policy from a spec: random, rr, jsq, cfcfs, jbsq:K, jbsq-rr:K."""
     kind, _, arg = spec.partition(":")
     if kind in ("random", "rss", "dfcfs-r"):
         return Random()
@@ -130,4 +166,6 @@ def parse(spec):
         return CentralFCFS()
     if kind == "jbsq":
         return JBSQ(int(arg or 1))
+    if kind == "jbsq-rr":
+        return JBSQRoundRobin(int(arg or 1))
     raise ValueError(f"unknown policy {spec!r}")
