@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Discrete-event engine.
+
+The model, per request (all times in microseconds):
+
+  arrival a (open loop: Poisson, exponential inter-arrival times)
+    -> + ingress: a constant delay before the scheduler (e.g. the SmartNIC
+       writing the queue element to the DLB); it shifts latency but does
+       not change the scheduling
+    -> optional software dispatcher (dispatcher_time > 0): one FIFO server
+       in front of the scheduler taking dispatcher_time per request (a
+       software load balancer's distributor core)
+    -> the scheduler: the policy picks a worker now, or keeps the request
+       in its central FCFS queue (policies.py)
+    -> + delay: one-way dispatch delay from the scheduler to the worker's
+       queue (Turbo's "interface latency", NIC to core)
+    -> the worker's FIFO queue, one request in service at a time, work
+       conserving, no preemption
+    -> completion at c; latency = c - a.
+
+The scheduler learns about a worker only through release notifications,
+which take feedback (default: = delay) to come back.  release="complete"
+sends it when the request completes (Turbo's egress path decrementing
+the queue count; c-FCFS's "I am idle"); release="start" sends it when
+the worker takes the request out of its queue to serve it (a DLB
+consumer queue slot is free as soon as the core has dequeued the QE, so
+JBSQ(K) with release="start" bounds the requests waiting in the CQ, not
+counting the one in service).
+
+Events are kept in a heapq; arrivals come from a presorted array and are
+merged with the heap, so the heap holds only in-flight events.  Ties
+(zero delays) are handled inline, in causal order.
+"""
+
+import heapq
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import metrics
+
+
+@dataclass
+class Config:
+    workers: int = 16
+    delay: float = 0.0          # scheduler -> worker, us
+    feedback: float = None      # worker -> scheduler, us (None: = delay)
+    ingress: float = 0.0        # constant before the scheduler, us
+    dispatcher_time: float = 0.0  # software dispatcher per request, us
+    release: str = "complete"   # "complete" or "start"
+
+
+def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1):
+    """Simulate nreq requests arriving at rate (per us) and return
+    metrics.Result.  The first warmup fraction of the requests (by
+    arrival) is discarded from the statistics."""
+    n = cfg.workers
+    delay = float(cfg.delay)
+    fb = delay if cfg.feedback is None else float(cfg.feedback)
+    if cfg.release not in ("complete", "start"):
+        raise ValueError("release must be 'complete' or 'start'")
+    rel_on_start = cfg.release == "start"
+
+    ss = np.random.SeedSequence(seed)
+    rng_arr, rng_svc, rng_pol = (np.random.default_rng(s) for s in ss.spawn(3))
+    arrivals = np.cumsum(rng_arr.exponential(1.0 / rate, nreq))
+    service = dist.sample(rng_svc, nreq)
+    ready = arrivals + cfg.ingress
+    if cfg.dispatcher_time > 0:
+        ready = _fifo_stage(ready, cfg.dispatcher_time)
+    policy.reset(n, rng_pol, nreq)
+
+    svc = service.tolist()
+    rdy = ready.tolist()
+    start = [0.0] * nreq
+    done = [0.0] * nreq
+    where = [0] * nreq
+
+    select = policy.select
+    dispatched = policy.dispatched
+    released = policy.released
+    holds = policy.holds
+    central = deque()
+    local = [deque() for _ in range(n)]
+    busy = [False] * n
+    heap = []
+    push = heapq.heappush
+    pop = heapq.heappop
+    seq = 0
+    # event kinds
+    AT_WORKER, DONE, RELEASE = 0, 1, 2
+
+    def release(t, w):
+        # the scheduler hears that w has one request less
+        released(w)
+        while central:
+            w2 = select()
+            if w2 is None:
+                break
+            send(t, central.popleft(), w2)
+
+    def send(t, r, w):
+        nonlocal seq
+        dispatched(w)
+        where[r] = w
+        if delay > 0:
+            seq += 1
+            push(heap, (t + delay, seq, AT_WORKER, w, r))
+        else:
+            at_worker(t, r, w)
+
+    def begin(t, r, w):
+        nonlocal seq
+        busy[w] = True
+        start[r] = t
+        seq += 1
+        push(heap, (t + svc[r], seq, DONE, w, r))
+        if rel_on_start:
+            notify(t, w)
+
+    def notify(t, w):
+        nonlocal seq
+        if fb > 0:
+            seq += 1
+            push(heap, (t + fb, seq, RELEASE, w, -1))
+        else:
+            release(t, w)
+
+    def at_worker(t, r, w):
+        if busy[w]:
+            local[w].append(r)
+        else:
+            begin(t, r, w)
+
+    i = 0
+    inf = float("inf")
+    while i < nreq or heap:
+        ta = rdy[i] if i < nreq else inf
+        if heap and heap[0][0] <= ta:
+            t, _, kind, w, r = pop(heap)
+            if kind == DONE:
+                done[r] = t
+                busy[w] = False
+                q = local[w]
+                if q:
+                    # the next local request first: a request released to
+                    # this worker at the same instant queues behind it
+                    begin(t, q.popleft(), w)
+                if not rel_on_start:
+                    notify(t, w)
+            elif kind == AT_WORKER:
+                at_worker(t, r, w)
+            else:
+                release(t, w)
+        else:
+            r = i
+            i += 1
+            if holds and central:
+                central.append(r)
+            else:
+                w = select()
+                if w is None:
+                    central.append(r)
+                else:
+                    send(ta, r, w)
+
+    return metrics.summarise(arrivals, service, np.array(start),
+                             np.array(done), np.array(where), n, warmup,
+                             offered=rate * dist.mean / n)
+
+
+def _fifo_stage(t_in, cost):
+    """Lindley recursion of a single FIFO server with a constant cost."""
+    out = np.empty_like(t_in)
+    free = -np.inf
+    for j, t in enumerate(t_in.tolist()):
+        free = (t if t > free else free) + cost
+        out[j] = free
+    return out
