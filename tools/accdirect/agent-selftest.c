@@ -13,12 +13,12 @@
  * with the native one).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
+#include "tests/tap.h"		/* libdlb2's TAP helpers */
 
 #define LKEY		0x1c
 #define CREDIT_RKEY	0xc0ffee
@@ -149,48 +149,6 @@ static void fake_reset(uint64_t credits)
 		.credit_addr = (uintptr_t)&F.credit, .credit_rkey = CREDIT_RKEY,
 		.pp_addr = (uintptr_t)ppbuf, .pp_rkey = PP_RKEY,
 	};
-}
-
-/* ------------------------------------------------------------- TAP */
-
-static unsigned int tests, failures;
-static int case_failed;
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		diag("%s:%d: %s", __FILE__, __LINE__, #cond);		\
-		case_failed = 1;					\
-	}								\
-} while (0)
-
-#define CHECK_EQ(a, b) do {						\
-	unsigned long long _a = (a), _b = (b);				\
-	if (_a != _b) {							\
-		diag("%s:%d: %s == %#llx, expected %#llx", __FILE__,	\
-		     __LINE__, #a, _a, _b);				\
-		case_failed = 1;					\
-	}								\
-} while (0)
-
-static void run(const char *name, void (*fn)(void))
-{
-	case_failed = 0;
-	fn();
-	tests++;
-	if (case_failed)
-		failures++;
-	printf("%sok %u - %s\n", case_failed ? "not " : "", tests, name);
 }
 
 /* ------------------------------------------------------ command line */
@@ -527,11 +485,9 @@ int agent_self_test(void)
 		{ "remote access errors", t_run_errors },
 		{ "credit give and take", t_rc_give },
 	};
-	unsigned int i, n = sizeof(cases) / sizeof(cases[0]);
+	unsigned int i;
 
-	printf("1..%u\n", n);
-	for (i = 0; i < n; i++)
-		run(cases[i].name, cases[i].fn);
-	fflush(stdout);
-	return failures ? -1 : 0;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_test(cases[i].name, cases[i].fn);
+	return tap_done() ? -1 : 0;
 }
