@@ -5,7 +5,8 @@
  * ibv_reg_dmabuf_mr() on upstream kernels).
  *
  * The buffer has no struct pages: only importers that allow peer-to-peer
- * may attach, and what they map is a DMA address from dlb2_p2p_map().  It
+ * may attach, and what they map is a DMA address from dlb2_p2p_map(), or,
+ * for importers that write with the CPU, a kernel mapping (vmap).  It
  * is dynamic (pin/unpin, move_notify), so that it can be revoked: when the
  * port goes away, every importer is told with dma_buf_move_notify(), the
  * fences in its reservation object are waited for, and later attaches and
@@ -15,6 +16,7 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/iosys-map.h>
 #include <linux/dlb2_p2p.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -113,6 +115,32 @@ static int dlb2_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	return -EINVAL;		/* map the port device instead */
 }
 
+/*
+ * A kernel mapping of the window, for importers whose DMA is done by the
+ * CPU (software RDMA such as rxe).  It is device memory: 8-byte or wider
+ * stores only.  Like a DMA mapping it may be used until move_notify, which
+ * the importer gets because it attached before it mapped.  Called with the
+ * dma-buf's lock (6.1) or its reservation lock (6.2 and later) held.
+ */
+static int dlb2_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct dlb2_dmabuf *d = dmabuf->priv;
+	void __iomem *va;
+
+	if (READ_ONCE(d->revoked))
+		return -ENODEV;
+	va = dlb2_p2p_cpu_addr(d->p2p);
+	if (!va)
+		return -ENODEV;
+	iosys_map_set_vaddr_iomem(map, va);
+	return 0;
+}
+
+static void dlb2_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	/* The mapping is the device's BAR mapping: nothing to undo. */
+}
+
 static const struct dma_buf_ops dlb2_dmabuf_ops = {
 	.attach = dlb2_dmabuf_attach,
 	.pin = dlb2_dmabuf_pin,
@@ -121,6 +149,8 @@ static const struct dma_buf_ops dlb2_dmabuf_ops = {
 	.unmap_dma_buf = dlb2_dmabuf_unmap,
 	.release = dlb2_dmabuf_release,
 	.mmap = dlb2_dmabuf_mmap,
+	.vmap = dlb2_dmabuf_vmap,
+	.vunmap = dlb2_dmabuf_vunmap,
 };
 
 /*
