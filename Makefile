@@ -17,7 +17,8 @@
 #                       kernel, Debian's 6.12 and sid's newest (TAP)
 #   make demo           boot the VM and show the DLB device and its driver
 #   make mutation       mutation score of dlb2/hw.c against the device model
-#   make vm-kernel vm-qemu   build the harness kernel / QEMU (cached)
+#   make vm-kernel vm-qemu vm-rdma-core   build the harness kernel / QEMU /
+#                       patched rdma-core (cached)
 #   make clean
 #
 # See README.md and Documentation/testing.rst.
@@ -37,7 +38,7 @@ VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
 .PHONY: all modules check check-debug demo kernel-matrix mutation selftests \
-	tools vm-kernel vm-qemu vm-modules clean help man install \
+	tools vm-kernel vm-qemu vm-rdma-core vm-modules clean help man install \
 	install-modules install-user uninstall
 
 all: modules
@@ -77,6 +78,9 @@ vm-kernel:
 
 vm-qemu:
 	@tools/vm/build-qemu >/dev/null
+
+vm-rdma-core:
+	@tools/vm/build-rdma-core >/dev/null
 
 check:
 	tools/vm/check
