@@ -50,6 +50,40 @@ struct dlb2_rc {
 	uint32_t pp_rkey;
 };
 
+/*
+ * The server side: registering a producer-port window for RDMA WRITE.
+ *
+ * Two kernel interfaces can do it.  Upstream kernels register device
+ * memory from a dma-buf: the port's (DLB2_IOC_EXPORT_DMABUF) given to
+ * ibv_reg_dmabuf_mr(), for RDMA drivers that take dma-buf MRs (mlx5; rxe
+ * with patch 5 of patches/linux).  Kernels with the peer-memory interface
+ * (MLNX_OFED, Ubuntu, patches/linux 1-2) take ibv_reg_mr() on the window's
+ * mapping through peermem_dlb.  Either way the MR's address is the
+ * mapping's, so the peer writes the same addresses.
+ */
+enum dlb2_mr_path {
+	DLB2_MR_AUTO,		/* dma-buf, else peer memory */
+	DLB2_MR_DMABUF,		/* ibv_reg_dmabuf_mr() on the port's dma-buf */
+	DLB2_MR_PEERMEM,	/* ibv_reg_mr() on the mapping (peermem_dlb) */
+};
+
+/*
+ * Register the producer-port window of the port open as @port_fd and
+ * mapped at @pp (DLB2_PP_SIZE bytes, DLB2_MMAP_PP_OFFSET) in @pd with
+ * IBV_ACCESS_* @access, through @path.  DLB2_MR_AUTO tries dma-buf and
+ * falls back to peer memory when the kernel or the RDMA driver has no
+ * dma-buf MRs (EOPNOTSUPP, EPROTONOSUPPORT, ENOSYS).  *@used (may be NULL)
+ * is set to the path taken.  Returns the MR, or NULL with errno set (with
+ * DLB2_MR_AUTO after a fallback, the peer-memory attempt's).
+ */
+struct ibv_mr *dlb2_rdma_reg_pp(struct ibv_pd *pd, int port_fd, void *pp,
+				int access, enum dlb2_mr_path path,
+				enum dlb2_mr_path *used);
+/* "auto", "dmabuf", "peermem" */
+const char *dlb2_mr_path_name(enum dlb2_mr_path path);
+/* The reverse: 0, or -EINVAL for another string. */
+int dlb2_mr_path_parse(const char *name, enum dlb2_mr_path *path);
+
 /* dlb2_rc_init() flags */
 #define DLB2_RC_FORCE	0x1	/* run with any atomics, silently (tests only) */
 /*

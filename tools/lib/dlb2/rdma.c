@@ -5,11 +5,14 @@
  * the remote side is a control loop, not a data path of its own.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include "libdlb2_rdma.h"
 #include "pcie_atomics.h"
@@ -70,6 +73,79 @@ int dlb2_rc_check_device_flags(struct ibv_context *ctx, unsigned int flags,
 int dlb2_rc_check_device(struct ibv_context *ctx)
 {
 	return dlb2_rc_check_device_flags(ctx, 0, NULL);
+}
+
+static const char *const mr_path_names[] = {
+	[DLB2_MR_AUTO] = "auto",
+	[DLB2_MR_DMABUF] = "dmabuf",
+	[DLB2_MR_PEERMEM] = "peermem",
+};
+
+const char *dlb2_mr_path_name(enum dlb2_mr_path path)
+{
+	return (unsigned int)path < 3 ? mr_path_names[path] : "?";
+}
+
+int dlb2_mr_path_parse(const char *name, enum dlb2_mr_path *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (!strcmp(name, mr_path_names[i])) {
+			*path = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static struct ibv_mr *reg_pp_dmabuf(struct ibv_pd *pd, int port_fd, void *pp,
+				    int access)
+{
+	struct ibv_mr *mr;
+	int fd, err;
+
+	fd = ioctl(port_fd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	/* The MR holds the dma-buf; the descriptor is not needed after. */
+	mr = ibv_reg_dmabuf_mr(pd, 0, DLB2_PP_SIZE, (uintptr_t)pp, fd, access);
+	err = errno;
+	close(fd);
+	errno = err;
+	return mr;
+}
+
+struct ibv_mr *dlb2_rdma_reg_pp(struct ibv_pd *pd, int port_fd, void *pp,
+				int access, enum dlb2_mr_path path,
+				enum dlb2_mr_path *used)
+{
+	struct ibv_mr *mr = NULL;
+
+	switch (path) {
+	case DLB2_MR_AUTO:
+	case DLB2_MR_DMABUF:
+		mr = reg_pp_dmabuf(pd, port_fd, pp, access);
+		if (mr || path == DLB2_MR_DMABUF) {
+			path = DLB2_MR_DMABUF;
+			break;
+		}
+		/* No dma-buf MRs here: try peer memory. */
+		if (errno != EOPNOTSUPP && errno != EPROTONOSUPPORT &&
+		    errno != ENOSYS)
+			return NULL;
+		/* fall through */
+	case DLB2_MR_PEERMEM:
+		mr = ibv_reg_mr(pd, pp, DLB2_PP_SIZE, access);
+		path = DLB2_MR_PEERMEM;
+		break;
+	default:
+		errno = EINVAL;
+		return NULL;
+	}
+	if (mr && used)
+		*used = path;
+	return mr;
 }
 
 int dlb2_rc_init(struct dlb2_rc *rc, struct ibv_pd *pd, struct ibv_qp *qp,
