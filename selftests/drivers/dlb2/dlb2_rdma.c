@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * AccDirect over Soft-RoCE: a server process registers a DLB producer port
- * (ibv_reg_mr through peermem_dlb) and the domain's credit word; a client
+ * (ibv_reg_mr through peermem_dlb, or ibv_reg_dmabuf_mr on the port's
+ * dma-buf) and the domain's credit word; a client
  * process connects with rdma_cm, takes credits with RDMA READ +
  * compare-and-swap and RDMA-WRITEs QEs (four per 64-byte write) into the
  * port; the server's consumer dequeues them.
@@ -17,7 +18,8 @@
  *
  * Needs: a DLB, dlb2.ko, rdma_rxe receiving in any namespace (patch 4 of
  * patches/linux), peermem_dlb.ko (a kernel with the peer-memory interface
- * and rxe peer-memory support, patches 1 and 2), and rxe atomics that are
+ * and rxe peer-memory support, patches 1 and 2) for the peer-memory tests,
+ * rxe dma-buf MRs (patch 5) for the dma-buf tests, and rxe atomics that are
  * global (patch 3) for the credit tests; skips with the reason otherwise.
  * DLB2_RDMA_QES sets the QE count (default 100000),
  * DLB2_RDMA_CREDIT_OPS the credit take/give pairs of each side (default
@@ -134,6 +136,7 @@ FIXTURE(rdma) {
 	int pfd;			/* producer port, for its window */
 	void *pp;
 	bool glob;			/* rxe reports IBV_ATOMIC_GLOB */
+	enum dlb2_mr_path mr_path;	/* how serve() registers the window */
 };
 
 /* Does the rxe device report atomics that are atomic for the CPUs too? */
@@ -164,6 +167,7 @@ FIXTURE_SETUP(rdma)
 	char path[PATH_MAX];
 
 	self->pfd = -1;
+	self->mr_path = DLB2_MR_PEERMEM;
 	self->count = qes ? strtoul(qes, NULL, 0) : 100000;
 	self->ops = ops ? strtoul(ops, NULL, 0) : 1000000;
 	self->version = dlb2_find_device(self->bdf, sizeof(self->bdf));
@@ -412,9 +416,10 @@ static int serve(struct server *s, FIXTURE_DATA(rdma) *self, uint32_t mode,
 	if (!s->pd || !s->cq)
 		return -1;
 	if (mode == MODE_ENQUEUE || mode == MODE_UNTIL_REVOKED) {
-		s->pp_mr = ibv_reg_mr(s->pd, self->pp, DLB2_PP_SIZE,
-				      IBV_ACCESS_LOCAL_WRITE |
-				      IBV_ACCESS_REMOTE_WRITE);
+		s->pp_mr = dlb2_rdma_reg_pp(s->pd, self->pfd, self->pp,
+					    IBV_ACCESS_LOCAL_WRITE |
+					    IBV_ACCESS_REMOTE_WRITE,
+					    self->mr_path, NULL);
 		s->reg_errno = s->pp_mr ? 0 : errno ?: EIO;
 	}
 	s->credit_mr = ibv_reg_mr(s->pd, self->c->pool[pool], 8,
@@ -455,6 +460,50 @@ static int serve(struct server *s, FIXTURE_DATA(rdma) *self, uint32_t mode,
 		if (access("/sys/kernel/peermem_dlb", F_OK))		\
 			SKIP(return, "peermem_dlb not loaded (needs a kernel with the peer-memory interface: patches/linux)"); \
 	} while (0)
+/* -1 if unknown yet, else the errno of a dma-buf registration (0: works) */
+static int dmabuf_mr_errno = -1;
+
+/* Can the rxe device register the port's dma-buf?  (Not after fork().) */
+static int dmabuf_mr_probe(FIXTURE_DATA(rdma) *self)
+{
+	struct ibv_device **devs = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	struct ibv_pd *pd = NULL;
+	struct ibv_mr *mr;
+	int err = ENODEV, i;
+
+	for (i = 0; devs && devs[i] && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(devs[i]), "dlb2rxe0"))
+			ctx = ibv_open_device(devs[i]);
+	if (ctx)
+		pd = ibv_alloc_pd(ctx);
+	if (pd) {
+		mr = dlb2_rdma_reg_pp(pd, self->pfd, self->pp,
+				      IBV_ACCESS_LOCAL_WRITE |
+				      IBV_ACCESS_REMOTE_WRITE,
+				      DLB2_MR_DMABUF, NULL);
+		err = mr ? 0 : errno;
+		if (mr)
+			ibv_dereg_mr(mr);
+		ibv_dealloc_pd(pd);
+	}
+	if (ctx)
+		ibv_close_device(ctx);
+	ibv_free_device_list(devs);
+	return err;
+}
+
+#define NEED_DMABUF_MR()						\
+	do {								\
+		if (dmabuf_mr_errno < 0)				\
+			dmabuf_mr_errno = dmabuf_mr_probe(self);	\
+		if (dmabuf_mr_errno == EOPNOTSUPP)			\
+			SKIP(return, "rxe has no dma-buf MRs in this kernel (needs patch 5 of patches/linux)"); \
+		ASSERT_EQ(0, dmabuf_mr_errno) {				\
+			TH_LOG("ibv_reg_dmabuf_mr: %s", strerror(dmabuf_mr_errno)); \
+		}							\
+		self->mr_path = DLB2_MR_DMABUF;				\
+	} while (0)
 #define NEED_GLOBAL_ATOMICS()						\
 	do {								\
 		if (!self->glob)					\
@@ -490,7 +539,9 @@ static void unserve(struct server *s)
 		rdma_destroy_event_channel(s->ch);
 }
 
-TEST_F_TIMEOUT(rdma, p2p_enqueue_by_rdma_write, 900)
+/* The client writes self->count QEs; each is dequeued intact, in order. */
+static void enqueue_by_rdma_write(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(rdma) *self)
 {
 	struct dlb2_cq_entry e[64];
 	struct server s;
@@ -501,10 +552,6 @@ TEST_F_TIMEOUT(rdma, p2p_enqueue_by_rdma_write, 900)
 	double t0, last = 0;
 	int n, i, st;
 
-	if (!self->version)
-		return;
-	NEED_PEERMEM();
-	NEED_GLOBAL_ATOMICS();
 	pathf(dir, "%s/alarms", self->pci);
 	alarms_before = read_num(dir, "illegal_enqueue");
 	ASSERT_EQ(0, serve(&s, self, MODE_ENQUEUE, self->count, 0)) {
@@ -547,14 +594,31 @@ TEST_F_TIMEOUT(rdma, p2p_enqueue_by_rdma_write, 900)
 	unserve(&s);
 }
 
+TEST_F_TIMEOUT(rdma, p2p_enqueue_by_rdma_write, 900)
+{
+	if (!self->version)
+		return;
+	NEED_PEERMEM();
+	NEED_GLOBAL_ATOMICS();
+	enqueue_by_rdma_write(_metadata, self);
+}
+
+/* The same through the port's dma-buf, as on upstream kernels. */
+TEST_F_TIMEOUT(rdma, dmabuf_enqueue_by_rdma_write, 900)
+{
+	if (!self->version)
+		return;
+	NEED_DMABUF_MR();
+	NEED_GLOBAL_ATOMICS();
+	enqueue_by_rdma_write(_metadata, self);
+}
+
 /*
- * Upstream kernels register device memory through dma-buf: the producer
- * port's dma-buf (DLB2_IOC_EXPORT_DMABUF) with ibv_reg_dmabuf_mr().  rxe
- * of Linux 6.1 has no dma-buf MRs (no reg_user_mr_dmabuf operation):
- * this shows it and skips; the export itself is tested with a DMA engine
- * in dlb2_p2p.
+ * A dma-buf MR holds the port only while its domain is enabled: disabling
+ * the domain revokes the buffer, and registering it again is refused by the
+ * exporter (ENODEV), as is exporting the port again.
  */
-TEST_F(rdma, dmabuf_mr)
+TEST_F(rdma, dmabuf_mr_after_disable)
 {
 	struct ibv_device **devs;
 	struct ibv_context *ctx;
@@ -564,6 +628,7 @@ TEST_F(rdma, dmabuf_mr)
 
 	if (!self->version)
 		return;
+	NEED_DMABUF_MR();
 	fd = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	devs = ibv_get_device_list(NULL);
@@ -574,20 +639,23 @@ TEST_F(rdma, dmabuf_mr)
 	ASSERT_NE(NULL, pd);
 	mr = ibv_reg_dmabuf_mr(pd, 0, DLB2_PP_SIZE, 0, fd,
 			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	EXPECT_NE(NULL, mr);
+	if (mr)
+		EXPECT_EQ(0, ibv_dereg_mr(mr));
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	mr = ibv_reg_dmabuf_mr(pd, 0, DLB2_PP_SIZE, 0, fd,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	err = errno;
+	EXPECT_EQ(NULL, mr);
+	EXPECT_EQ(ENODEV, err);
 	if (mr)
 		ibv_dereg_mr(mr);
+	EXPECT_EQ(-1, ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC));
+	EXPECT_EQ(ENODEV, errno);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	ibv_free_device_list(devs);
 	close(fd);
-	if (!mr && err == EOPNOTSUPP)
-		SKIP(return, "rxe has no dma-buf MRs in this kernel (ibv_reg_dmabuf_mr: %s)",
-		     strerror(err));
-	/* A device with dma-buf MRs takes the window; the RDMA path is not written for it yet. */
-	EXPECT_NE(NULL, mr) {
-		TH_LOG("ibv_reg_dmabuf_mr: %s", strerror(err));
-	}
 }
 
 TEST_F(rdma, mr_refusals)
@@ -647,13 +715,16 @@ static void revoke_while_writing(struct __test_metadata *_metadata,
 				 int (*revoke)(FIXTURE_DATA(rdma) *self))
 {
 	const char *pm = "/sys/kernel/peermem_dlb";
+	bool peermem = self->mr_path == DLB2_MR_PEERMEM;
 	struct dlb2_cq_entry e[64];
-	long invalidated, released;
+	long invalidated = 0, released = 0;
 	struct server s;
 	uint64_t got = 0;
 
-	invalidated = read_num(pm, "invalidated");
-	released = read_num(pm, "released");
+	if (peermem) {
+		invalidated = read_num(pm, "invalidated");
+		released = read_num(pm, "released");
+	}
 	ASSERT_EQ(0, serve(&s, self, MODE_UNTIL_REVOKED, 0, 0));
 	while (got < 400) {
 		got += dlb2_dequeue_burst(self->c, e, 64);
@@ -663,9 +734,11 @@ static void revoke_while_writing(struct __test_metadata *_metadata,
 	}
 	ASSERT_EQ(0, revoke(self));
 	EXPECT_EQ(C_REVOKED, client_status(&s));
-	EXPECT_EQ(invalidated + 1, read_num(pm, "invalidated"));
+	if (peermem)
+		EXPECT_EQ(invalidated + 1, read_num(pm, "invalidated"));
 	unserve(&s);
-	EXPECT_EQ(released + 1, read_num(pm, "released"));
+	if (peermem)
+		EXPECT_EQ(released + 1, read_num(pm, "released"));
 	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
 	dlb2_port_close(self->c);
 	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM, "c", NULL, &self->c));
@@ -698,6 +771,24 @@ TEST_F_TIMEOUT(rdma, unbind_revokes_the_mr, 300)
 	if (!self->version)
 		return;
 	NEED_PEERMEM();
+	NEED_GLOBAL_ATOMICS();
+	revoke_while_writing(_metadata, self, unbind_and_rebind);
+}
+
+TEST_F_TIMEOUT(rdma, disable_revokes_the_dmabuf_mr, 300)
+{
+	if (!self->version)
+		return;
+	NEED_DMABUF_MR();
+	NEED_GLOBAL_ATOMICS();
+	revoke_while_writing(_metadata, self, disable_domain);
+}
+
+TEST_F_TIMEOUT(rdma, unbind_revokes_the_dmabuf_mr, 300)
+{
+	if (!self->version)
+		return;
+	NEED_DMABUF_MR();
 	NEED_GLOBAL_ATOMICS();
 	revoke_while_writing(_metadata, self, unbind_and_rebind);
 }
