@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * accdirect-server: the host side of AccDirect.  Offers agents the DLB
- * producer port window (ibv_reg_mr through peermem_dlb) and the domain's
+ * producer port window (a dma-buf MR or, through peermem_dlb, a peer-memory
+ * MR: -m) and the domain's
  * credit word, offers clients payload slots, and runs one worker thread per
  * load-balanced port that dequeues the QEs the agent enqueued, checks the
  * payload each points at and marks its slot done.  See README.md.
@@ -17,6 +18,7 @@
 
 #include "libdlb2.h"
 #include "libdlb2_dp.h"
+#include "libdlb2_rdma.h"
 #include "accdirect.h"
 
 #define MAX_WORKERS	16
@@ -28,6 +30,7 @@ static struct {
 	int nr_workers;
 	uint64_t count;
 	uint32_t nr_slots, slot_size;
+	enum dlb2_mr_path mr;
 } opt = {
 	.domain = "accdirect", .queue = "requests", .producer = "agent",
 	.nr_slots = 64, .slot_size = 1024,
@@ -118,14 +121,23 @@ static int serve_one(struct accd_conn *l, struct accd_conn *c,
 			.sched = DLB2_SCHED(DLB2_SCHED_UNORDERED, 0),
 		};
 
-		/* the producer port: peermem_dlb takes it */
-		a = ibv_reg_mr(c->pd, pp->pp_map, DLB2_PP_SIZE, mr_access);
+		enum dlb2_mr_path used;
+
+		/* the producer port: through its dma-buf or peermem_dlb */
+		a = dlb2_rdma_reg_pp(c->pd, pp->fd, pp->pp_map, mr_access,
+				     opt.mr, &used);
 		if (!a) {
-			fprintf(stderr, "accdirect-server: ibv_reg_mr on the producer port: %s (is peermem_dlb loaded?)\n",
-				strerror(errno));
+			ret = -errno;
+			fprintf(stderr, "accdirect-server: registering the producer port (-m %s): %s%s\n",
+				dlb2_mr_path_name(opt.mr), strerror(-ret),
+				opt.mr == DLB2_MR_DMABUF ? "" :
+				" (is peermem_dlb loaded?)");
 			rdma_reject(c->id, NULL, 0);
-			return -errno;
+			return ret;
 		}
+		printf("accdirect-server: producer port registered through %s\n",
+		       used == DLB2_MR_DMABUF ? "its dma-buf" : "peer memory");
+		fflush(stdout);
 		b = ibv_reg_mr(c->pd, pp->pool[pool], 8, mr_access |
 			       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 		if (!b)
@@ -160,7 +172,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: accdirect-server -a IP [-d DEV] [-D DOMAIN] [-q QUEUE] [-p PORT]\n"
-		"                        [-w PORT[,PORT...]] [-n COUNT] [-s SLOTS] [-z SLOT_SIZE]\n");
+		"                        [-w PORT[,PORT...]] [-n COUNT] [-s SLOTS] [-z SLOT_SIZE]\n"
+		"                        [-m auto|dmabuf|peermem]\n");
 	exit(2);
 }
 
@@ -174,7 +187,7 @@ int main(int argc, char **argv)
 	double t0 = 0;
 	char err[256];
 
-	while ((c = getopt(argc, argv, "a:d:D:q:p:w:n:s:z:")) != -1) {
+	while ((c = getopt(argc, argv, "a:d:D:q:p:w:n:s:z:m:")) != -1) {
 		switch (c) {
 		case 'a': opt.ip = optarg; break;
 		case 'd': opt.dev = atoi(optarg); break;
@@ -185,6 +198,10 @@ int main(int argc, char **argv)
 		case 'n': opt.count = strtoull(optarg, NULL, 0); break;
 		case 's': opt.nr_slots = strtoul(optarg, NULL, 0); break;
 		case 'z': opt.slot_size = strtoul(optarg, NULL, 0); break;
+		case 'm':
+			if (dlb2_mr_path_parse(optarg, &opt.mr))
+				usage();
+			break;
 		default: usage();
 		}
 	}

@@ -8,8 +8,10 @@
 # DLB2_ACCDIRECT_REQUESTS (default 100000) payloads into the server and their
 # metadata into the agent's ring; the agent takes credits by RDMA atomics and
 # RDMA-WRITEs the QEs into the server's DLB producer port; the server's two
-# workers dequeue them and check every payload byte.  Prints TAP; skips
-# without a DLB, peermem_dlb or the programs.
+# workers dequeue them and check every payload byte.  Runs twice: the server
+# registers the producer port through peer memory (peermem_dlb), then
+# through the port's dma-buf.  Prints TAP; skips without a DLB or the
+# programs, and a run without peermem_dlb or without dma-buf MRs on rxe.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 bin=$top/tools/accdirect
 ctl=$top/tools/dlb2ctl/dlb2ctl
@@ -66,11 +68,11 @@ if [ -z "$bdf" ]; then
 	echo "1..0 # SKIP no DLB device bound to dlb2"
 	exit 4
 fi
-if [ ! -d /sys/kernel/peermem_dlb ] || [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
-	echo "1..0 # SKIP needs peermem_dlb loaded and tools/accdirect, dlb2ctl built"
+if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
+	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
 	exit 4
 fi
-echo "1..4"
+echo "1..7"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
@@ -79,29 +81,60 @@ ok "set-up: domain, namespaces, rxe devices" \
 	'sed "s/\"device\": 0/\"device\": $dev/" "$bin/accdirect.json" >"$log/spec.json" &&
 	 "$ctl" apply "$log/spec.json" && net_up'
 
-"$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$count" >"$log/server.log" 2>&1 &
-server=$!
-for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
-ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
-	-n "$count" >"$log/agent.log" 2>&1 &
-agent=$!
-timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-	-g 10.78.1.2 -n "$count" >"$log/client.log" 2>&1
-client_rc=$?
-# the server and the agent end once they have seen $count requests
-( sleep 60; kill "$server" "$agent" 2>/dev/null ) &
-watchdog=$!
-wait "$agent"; agent_rc=$?
-wait "$server"; server_rc=$?
-kill "$watchdog" 2>/dev/null
+skip3() {
+	local i
+	for i in 1 2 3; do
+		n=$((n + 1))
+		echo "ok $n # SKIP $1"
+	done
+}
 
-ok "client sent $count requests" \
-	'[ $client_rc = 0 ] && grep -q "^accdirect-client: $count requests sent" "$log/client.log"'
-ok "agent enqueued $count requests into the producer port" \
-	'[ $agent_rc = 0 ] && grep -q "^accdirect-agent: $count requests enqueued" "$log/agent.log"'
-ok "server processed $count requests, every payload intact, on both workers" \
-	'[ $server_rc = 0 ] &&
-	 grep -q "^accdirect-server: $count requests processed, 0 bad" "$log/server.log" &&
-	 [ "$(grep -c "worker w[01] processed [1-9]" "$log/server.log")" = 2 ]'
-sed -n 's/^accdirect-\(.*\)/# \1/p' "$log"/client.log "$log"/agent.log "$log"/server.log
+# run MR-PATH HOW: the three programs, the server registering the producer
+# port through MR-PATH (accdirect-server -m), which it reports as "registered
+# through HOW"; three results.
+run() {
+	local mr=$1 how=$2 server agent watchdog client_rc agent_rc server_rc
+
+	rm -f "$log"/*.log
+	"$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$count" -m "$mr" \
+		>"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
+		-n "$count" >"$log/agent.log" 2>&1 &
+	agent=$!
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+		-g 10.78.1.2 -n "$count" >"$log/client.log" 2>&1
+	client_rc=$?
+	# the server and the agent end once they have seen $count requests
+	( sleep 60; kill "$server" "$agent" 2>/dev/null ) &
+	watchdog=$!
+	wait "$agent"; agent_rc=$?
+	wait "$server"; server_rc=$?
+	kill "$watchdog" 2>/dev/null
+
+	ok "$mr: client sent $count requests" \
+		'[ $client_rc = 0 ] && grep -q "^accdirect-client: $count requests sent" "$log/client.log"'
+	ok "$mr: agent enqueued $count requests into the producer port" \
+		'[ $agent_rc = 0 ] && grep -q "^accdirect-agent: $count requests enqueued" "$log/agent.log"'
+	ok "$mr: server processed $count requests, every payload intact, on both workers" \
+		'[ $server_rc = 0 ] &&
+		 grep -q "^accdirect-server: $count requests processed, 0 bad" "$log/server.log" &&
+		 grep -q "^accdirect-server: producer port registered through $how" "$log/server.log" &&
+		 [ "$(grep -c "worker w[01] processed [1-9]" "$log/server.log")" = 2 ]'
+	sed -n "s/^accdirect-\(.*\)/# $mr: \1/p" "$log"/client.log "$log"/agent.log "$log"/server.log
+}
+
+if [ -d /sys/kernel/peermem_dlb ]; then
+	run peermem "peer memory"
+else
+	skip3 "peermem: peermem_dlb not loaded (needs the peer-memory interface: patches/linux)"
+fi
+# rxe takes dma-buf MRs with patch 5 of patches/linux (and user space with
+# patches/rdma-core, which run-selftests puts on LD_LIBRARY_PATH).
+if grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+	run dmabuf "its dma-buf"
+else
+	skip3 "dmabuf: rxe has no dma-buf MRs here (patch 5 of patches/linux and patches/rdma-core)"
+fi
 exit $failed
