@@ -93,10 +93,7 @@ static int setup_queues(struct dlb2 *dlb2, struct dlb2_domain *dom,
 
 static void free_port(struct dlb2 *dlb2, struct dlb2_port *port)
 {
-	if (port->cq_va)
-		dma_free_coherent(&dlb2->pdev->dev, DLB2_CQ_MAX_SIZE,
-				  port->cq_va, port->cq_dma);
-	port->cq_va = NULL;
+	dlb2_port_cq_unmap(port, &dlb2->pdev->dev);
 	dlb2_port_put(port);
 }
 
@@ -120,11 +117,8 @@ static struct dlb2_port *alloc_port(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	port->cq_entries = max_t(u32, d->cq_depth, 8);
 	port->hist_size = d->ldb ? dlb2_port_hist_list(d) : 0;
 	strscpy(port->name, d->name, sizeof(port->name));
-	/* The largest ring (1024 sparse entries) for every port: 64 KiB. */
-	port->cq_va = dma_alloc_coherent(&dlb2->pdev->dev, DLB2_CQ_MAX_SIZE,
-					 &port->cq_dma, GFP_KERNEL);
-	if (!port->cq_va) {
-		dlb2_port_put(port);
+	if (dlb2_port_cq_alloc(port, &dlb2->pdev->dev)) {
+		free_port(dlb2, port);
 		return NULL;
 	}
 	return port;

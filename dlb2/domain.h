@@ -131,8 +131,10 @@ struct dlb2_queue {
  * @intr: CQ interrupt enabled
  * @cq_depth: configured CQ depth
  * @cq_entries: ring entries, max(cq_depth, 8)
+ * @cq_pages: CQ ring: cq_map_size bytes of pages, each with its own count,
+ *	       so that a user mapping keeps what it maps; freed with the port
  * @cq_va: CQ ring (kernel address)
- * @cq_dma: CQ ring (bus address)
+ * @cq_dma: CQ ring (bus address), 0 once unmapped (dlb2_port_cq_unmap())
  * @hist_base: first history-list entry
  * @hist_size: history-list entries
  * @slot_queue: queue of each QID slot (load-balanced)
@@ -160,6 +162,7 @@ struct dlb2_port {
 	bool intr;
 	u32 cq_depth;
 	u32 cq_entries;
+	struct page *cq_pages;
 	void *cq_va;
 	dma_addr_t cq_dma;
 	u32 hist_base;
@@ -228,6 +231,8 @@ void dlb2_port_cq_resume(struct dlb2_port *port);
 int dlb2_port_publish(struct dlb2_port *port, int dev_id);
 void dlb2_port_revoke(struct dlb2_port *port);
 void dlb2_port_put(struct dlb2_port *port);
+int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev);
+void dlb2_port_cq_unmap(struct dlb2_port *port, struct device *dev);
 void dlb2_port_release_cq(struct dlb2_port *port);
 struct dlb2_port *dlb2_port_of_pp_vma(struct vm_area_struct *vma);
 

@@ -204,10 +204,12 @@ static pci_ers_result_t dlb2_error_detected(struct pci_dev *pdev,
 {
 	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
 
-	dev_err(&pdev->dev, "PCIe error (channel state %d): domains disabled\n",
-		state);
-	if (state == pci_channel_io_normal)
+	if (state == pci_channel_io_normal) {
+		dev_warn(&pdev->dev, "PCIe error, channel still usable: domains kept\n");
 		return PCI_ERS_RESULT_CAN_RECOVER;
+	}
+	dev_err(&pdev->dev, "PCIe error (channel %s): domains disabled\n",
+		state == pci_channel_io_frozen ? "frozen" : "failed");
 	dlb2_configfs_reset(dlb2);
 	if (state == pci_channel_io_perm_failure) {
 		mutex_lock(&dlb2_mutex);

@@ -15,6 +15,7 @@
  * used under port->lock while set.
  */
 #include <linux/cdev.h>
+#include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/io.h>
@@ -23,7 +24,6 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 
 #include "compat.h"
 #include "domain.h"
@@ -37,20 +37,6 @@ static struct cdev dlb2_cdev;
 static struct class *dlb2_class;
 static DEFINE_IDR(dlb2_minors);		/* minor -> port, under dlb2_mutex */
 
-static void port_free(struct kref *ref)
-{
-	kfree(container_of(ref, struct dlb2_port, ref));
-}
-
-/**
- * dlb2_port_put() - drop a reference on a port
- * @port: the port
- */
-void dlb2_port_put(struct dlb2_port *port)
-{
-	kref_put(&port->ref, port_free);
-}
-
 /* Bytes of the ring (sparse mode: 64 per entry), and of its mapping. */
 static u32 cq_size(const struct dlb2_port *port)
 {
@@ -60,6 +46,79 @@ static u32 cq_size(const struct dlb2_port *port)
 static u32 cq_map_size(const struct dlb2_port *port)
 {
 	return PAGE_ALIGN(cq_size(port));
+}
+
+/*
+ * CQ memory.  The device writes the ring and the consumer reads it through
+ * its mapping, so the pages must outlive every mapping, including one that
+ * revocation might not reach: they are ordinary pages, each with its own
+ * reference count (split_page()), inserted by the fault handler with a
+ * reference of their own, and the port's references are dropped when the
+ * port object goes (its last file closed).  The device's mapping
+ * (dma_map_page()) ends earlier, at domain teardown, while the device is
+ * still there.  The DLB is part of x86 server processors, whose DMA is
+ * cache-coherent: the consumer polls the ring without syncs, and the
+ * driver's own writes (resets) are followed by a sync for the device.
+ */
+
+/**
+ * dlb2_port_cq_alloc() - allocate and map the CQ ring of a new port
+ * @port: the port; @port->cq_entries set
+ * @dev: the device that writes the ring
+ *
+ * Return: 0 or -ENOMEM.  The pages go with the port (dlb2_port_put()).
+ */
+int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev)
+{
+	unsigned int order = get_order(cq_map_size(port));
+	struct page *pages;
+
+	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
+	if (!pages)
+		return -ENOMEM;
+	split_page(pages, order);
+	port->cq_pages = pages;
+	port->cq_va = page_address(pages);
+	port->cq_dma = dma_map_page(dev, pages, 0, cq_map_size(port),
+				    DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, port->cq_dma)) {
+		port->cq_dma = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * dlb2_port_cq_unmap() - end the device's access to the CQ ring
+ * @port: a port whose CQ the device no longer writes (torn down)
+ * @dev: the device
+ */
+void dlb2_port_cq_unmap(struct dlb2_port *port, struct device *dev)
+{
+	if (!port->cq_dma)
+		return;
+	dma_unmap_page(dev, port->cq_dma, cq_map_size(port), DMA_BIDIRECTIONAL);
+	port->cq_dma = 0;
+}
+
+static void port_free(struct kref *ref)
+{
+	struct dlb2_port *port = container_of(ref, struct dlb2_port, ref);
+	unsigned int i;
+
+	/* Pages still mapped somewhere keep the mappings' references. */
+	for (i = 0; port->cq_pages && i < cq_map_size(port) >> PAGE_SHIFT; i++)
+		__free_page(port->cq_pages + i);
+	kfree(port);
+}
+
+/**
+ * dlb2_port_put() - drop a reference on a port
+ * @port: the port
+ */
+void dlb2_port_put(struct dlb2_port *port)
+{
+	kref_put(&port->ref, port_free);
 }
 
 /**
@@ -80,6 +139,8 @@ void dlb2_port_release_cq(struct dlb2_port *port)
 	while ((n = dlb2_hw_port_drain(dlb2, port)))
 		atomic64_add(n, &port->released);
 	memset(port->cq_va, 0, cq_map_size(port));
+	dma_sync_single_for_device(&dlb2->pdev->dev, port->cq_dma,
+				   cq_map_size(port), DMA_BIDIRECTIONAL);
 	dlb2_hw_cq_reset(dlb2, port);
 	atomic_set(&port->irqs, 0);
 	dlb2_port_cq_resume(port);
@@ -140,8 +201,7 @@ static vm_fault_t port_fault(struct vm_fault *vmf)
 	unsigned long region = vma->vm_pgoff << PAGE_SHIFT;
 	unsigned long off = vmf->address - vma->vm_start;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
-	struct page *page;
-	void *va;
+	struct page *page = NULL;
 
 	mutex_lock(&port->lock);
 	if (!port->dlb2)
@@ -156,17 +216,16 @@ static vm_fault_t port_fault(struct vm_fault *vmf)
 					  pgprot_writecombine(vma->vm_page_prot));
 		break;
 	case DLB2_MMAP_CQ_OFFSET:
-		va = port->cq_va + off;
-		ret = vmf_insert_pfn(vma, vmf->address,
-				     is_vmalloc_addr(va) ? vmalloc_to_pfn(va) :
-							   PHYS_PFN(virt_to_phys(va)));
+		page = port->cq_pages + (off >> PAGE_SHIFT);
 		break;
 	case DLB2_MMAP_CREDIT_OFFSET:
 		page = port->dom->credit_page;
+		break;
+	}
+	if (page) {
 		get_page(page);
 		vmf->page = page;
 		ret = 0;
-		break;
 	}
 out:
 	mutex_unlock(&port->lock);
@@ -219,7 +278,6 @@ static int port_mmap(struct file *file, struct vm_area_struct *vma)
 			ret = -EINVAL;
 		deny |= VM_WRITE;
 		clear |= VM_MAYWRITE;
-		dlb2_vm_flags_set(vma, VM_IO | VM_PFNMAP);
 		break;
 	case DLB2_MMAP_CREDIT_OFFSET:
 		if (size != DLB2_CREDIT_PAGE_SIZE)
