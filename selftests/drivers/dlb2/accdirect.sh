@@ -93,25 +93,24 @@ skip3() {
 # port through MR-PATH (accdirect-server -m), which it reports as "registered
 # through HOW"; three results.
 run() {
-	local mr=$1 how=$2 server agent watchdog client_rc agent_rc server_rc
+	local mr=$1 how=$2 server agent client_rc agent_rc server_rc
 
 	rm -f "$log"/*.log
-	"$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$count" -m "$mr" \
+	# Each under timeout(1): the server and the agent end once they have
+	# seen $count requests.  (Not a watchdog subshell killed at the end: a
+	# subshell killed before it has reset its traps runs the EXIT trap.)
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$count" -m "$mr" \
 		>"$log/server.log" 2>&1 &
 	server=$!
 	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
-	ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
+	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
 		-n "$count" >"$log/agent.log" 2>&1 &
 	agent=$!
 	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
 		-g 10.78.1.2 -n "$count" >"$log/client.log" 2>&1
 	client_rc=$?
-	# the server and the agent end once they have seen $count requests
-	( sleep 60; kill "$server" "$agent" 2>/dev/null ) &
-	watchdog=$!
 	wait "$agent"; agent_rc=$?
 	wait "$server"; server_rc=$?
-	kill "$watchdog" 2>/dev/null
 
 	ok "$mr: client sent $count requests" \
 		'[ $client_rc = 0 ] && grep -q "^accdirect-client: $count requests sent" "$log/client.log"'
