@@ -8,6 +8,11 @@ LINUX_DEB_VERSION=6.1.192-2
 LINUX_VERSION=6.1.192
 QEMU_DEB_VERSION=1:7.2+dfsg-7+deb12u18
 VIRTME_NG_VERSION=1.42
+# Debian's own kernel images the driver's tests also run on, as users boot
+# them (tools/vm/run --kernel=stock:RELEASE): bookworm's 6.1 and its 6.12
+# from the security suite.  install-deps installs each image and its headers
+# when the archive still carries it; make check skips those it does not.
+STOCK_KERNELS="6.1.0-56-amd64 6.12.117+deb12-amd64"
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # Build products live outside the checkout so that a fresh clone (CI) reuses them.

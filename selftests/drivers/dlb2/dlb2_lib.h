@@ -307,10 +307,17 @@ static inline int cfs_link(const char *dom, const char *port,
 	return mkdir_e(pathf(path, "%s/ports/%s/links/%s", dom, port, queue));
 }
 
-/* BAR2 (CSR) of the device, mapped for register checks; NULL on error. */
+/*
+ * BAR2 (CSR) of the device, mapped a page at a time for register checks.
+ * @refused: errno of the first mapping the kernel refused (e.g. a kernel
+ * with CONFIG_IO_STRICT_DEVMEM, such as Debian's, refuses raw mappings of a
+ * BAR a driver claimed), then 0xdeadbeef is what the read returns.
+ */
 struct dlb2_bar {
 	int fd;
 	int v25;
+	int refused;
+	uint64_t refused_at;
 };
 
 static inline int dlb2_bar_open(struct dlb2_bar *bar, const char *bdf,
@@ -319,6 +326,7 @@ static inline int dlb2_bar_open(struct dlb2_bar *bar, const char *bdf,
 	char path[PATH_MAX];
 
 	bar->v25 = !strcmp(version, "2.5");
+	bar->refused = 0;
 	bar->fd = open(pathf(path, PCI_DEVICES "/%s/resource2", bdf), O_RDWR);
 	return bar->fd < 0 ? -errno : 0;
 }
@@ -331,8 +339,13 @@ static inline uint32_t dlb2_csr(struct dlb2_bar *bar, uint64_t off)
 			 off & ~(uint64_t)(pg - 1));
 	uint32_t val;
 
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
+		if (!bar->refused) {
+			bar->refused = errno;
+			bar->refused_at = off;
+		}
 		return 0xdeadbeef;
+	}
 	val = *(volatile uint32_t *)((char *)map + (off & (pg - 1)));
 	munmap(map, pg);
 	return val;
