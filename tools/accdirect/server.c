@@ -122,6 +122,21 @@ static int serve_one(struct accd_conn *l, struct accd_conn *c,
 		};
 
 		enum dlb2_mr_path used;
+		char why[1024];
+
+		/*
+		 * The agent's atomics on the credit word are executed by this
+		 * host's RDMA device, the responder: they must be atomic with
+		 * the workers' CPU atomics on the same word.
+		 */
+		ret = dlb2_rc_check_device(c->id->verbs);
+		if (ret) {
+			fprintf(stderr, "accdirect-server: %s\n",
+				ret == -EOPNOTSUPP ?
+				dlb2_rc_strerror(why, sizeof(why)) : strerror(-ret));
+			rdma_reject(c->id, NULL, 0);
+			return ret;
+		}
 
 		/* the producer port: through its dma-buf or peermem_dlb */
 		a = dlb2_rdma_reg_pp(c->pd, pp->fd, pp->pp_map, mr_access,
