@@ -116,6 +116,7 @@ mandir ?= $(PREFIX)/share/man
 bashcompdir ?= $(PREFIX)/share/bash-completion/completions
 udevrulesdir ?= $(PREFIX)/lib/udev/rules.d
 sysusersdir ?= $(PREFIX)/lib/sysusers.d
+systemdunitdir ?= $(PREFIX)/lib/systemd/system
 INSTALL_MOD_DIR ?= updates
 INSTALL ?= install
 INSTALL_VARS = DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) bindir=$(bindir) \
@@ -154,20 +155,24 @@ install-modules:
 # libdlb2 (shared, static, headers, pkg-config), dlb2ctl in sbin (it sets
 # up domains: root), the AccDirect programs in bin, man pages, bash
 # completion, the udev rule of the port devices and the sysusers.d entry
-# of their group.
+# of their group, the unit that applies /etc/dlb2 when a DLB is bound.
 install-user: tools man
 	$(MAKE) -s -C tools/lib/dlb2 install $(INSTALL_VARS)
 	$(MAKE) -s -C tools/dlb2ctl install $(INSTALL_VARS)
 	$(MAKE) -s -C tools/accdirect install $(INSTALL_VARS)
 	$(INSTALL) -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
 		$(DESTDIR)$(mandir)/man8 $(DESTDIR)$(bashcompdir) \
-		$(DESTDIR)$(udevrulesdir) $(DESTDIR)$(sysusersdir)
+		$(DESTDIR)$(udevrulesdir) $(DESTDIR)$(sysusersdir) \
+		$(DESTDIR)$(systemdunitdir)
 	for m in $(MAN_PAGES); do \
 		$(INSTALL) -m 644 $(BUILD)/man/$$m $(DESTDIR)$(mandir)/man$${m##*.}/$$m || exit; \
 	done
 	$(INSTALL) -m 644 tools/dlb2ctl/dlb2ctl.bash-completion $(DESTDIR)$(bashcompdir)/dlb2ctl
 	$(INSTALL) -m 644 tools/dist/60-dlb2.rules $(DESTDIR)$(udevrulesdir)/60-dlb2.rules
 	$(INSTALL) -m 644 tools/dist/dlb2.sysusers.conf $(DESTDIR)$(sysusersdir)/dlb2.conf
+	sed 's|@sbindir@|$(sbindir)|' tools/dist/dlb2-apply@.service.in \
+		>$(DESTDIR)$(systemdunitdir)/dlb2-apply@.service
+	chmod 644 $(DESTDIR)$(systemdunitdir)/dlb2-apply@.service
 
 uninstall:
 	$(MAKE) -s -C tools/lib/dlb2 uninstall $(INSTALL_VARS)
@@ -176,7 +181,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,accdirect-server.1 accdirect-agent.1 accdirect-client.1) \
 	      $(DESTDIR)$(mandir)/man3/libdlb2.3 $(DESTDIR)$(mandir)/man8/dlb2ctl.8 \
 	      $(DESTDIR)$(bashcompdir)/dlb2ctl $(DESTDIR)$(udevrulesdir)/60-dlb2.rules \
-	      $(DESTDIR)$(sysusersdir)/dlb2.conf
+	      $(DESTDIR)$(sysusersdir)/dlb2.conf $(DESTDIR)$(systemdunitdir)/dlb2-apply@.service
 	@if [ -n "$(KVER)" ]; then \
 		rm -f $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/dlb2/dlb2.ko \
 		      $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/peermem_dlb/peermem_dlb.ko; \

@@ -2,7 +2,8 @@
 /*
  * dlb2ctl: set up and inspect DLB scheduling domains.
  *
- *   dlb2ctl apply FILE       JSON configuration -> configfs, enable
+ *   dlb2ctl apply FILE...    JSON configuration -> configfs, enable
+ *   dlb2ctl save [DOMAIN]    configfs -> JSON configuration
  *   dlb2ctl show [DOMAIN]    the configfs tree with its attributes
  *   dlb2ctl stats [BDF]      sysfs resources and statistics
  *   dlb2ctl destroy DOMAIN   disable and remove a domain
@@ -14,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "libdlb2.h"
+#include "save.h"
 #include "tree.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -25,6 +28,10 @@
 
 static const char *sysfs = "/sys";
 static int device = -1;			/* -d N; -1: any */
+static bool json;			/* -j */
+static bool check_only;			/* apply --check */
+static bool skip_existing;		/* apply --skip-existing */
+static const char *out_file;		/* save -o FILE */
 
 static const char usage_main[] =
 "Usage: dlb2ctl [--configfs DIR] [--sysfs DIR] COMMAND [ARGS]\n"
@@ -32,7 +39,8 @@ static const char usage_main[] =
 "Set up and inspect Intel DLB 2.0/2.5 scheduling domains (dlb2.ko).\n"
 "\n"
 "Commands:\n"
-"  apply FILE        create and enable the domains of a JSON file\n"
+"  apply FILE...     create and enable the domains of JSON files\n"
+"  save [DOMAIN...]  print the domains as a JSON file that apply takes back\n"
 "  show [DOMAIN]     print the configfs tree: domains, queues, ports, links\n"
 "  stats [BDF]       print the device resources and statistics from sysfs\n"
 "  destroy DOMAIN    disable a domain and remove it with its queues and ports\n"
@@ -45,30 +53,52 @@ static const char usage_main[] =
 "The JSON schema: tools/lib/dlb2/README.md.  'dlb2ctl COMMAND --help' for more.\n";
 
 static const char usage_apply[] =
-"Usage: dlb2ctl apply [--check] FILE\n"
+"Usage: dlb2ctl apply [--check] [-d N | --bdf BDF] [--skip-existing] FILE...\n"
 "\n"
-"Reads FILE ('-': standard input), checks it completely, then creates each\n"
-"domain through configfs (credits, queues, ports, links) and enables those\n"
-"not marked \"enable\": false.  All or nothing: when something fails, the\n"
-"domains this command created are removed again, and the message names the\n"
-"file that refused a value and the domain's status.\n"
+"Reads each FILE ('-': standard input; a directory: its *.json files in\n"
+"alphabetical order), checks it completely, then creates each domain\n"
+"through configfs (credits, queues, ports, links) and enables those not\n"
+"marked \"enable\": false.  Each file is all or nothing: when something\n"
+"fails, the domains created from that file are removed again, and the\n"
+"message names the file that refused a value and the domain's status; the\n"
+"other files are still applied.  Exit status 1 if any file failed.\n"
 "\n"
-"  --check   only check the file, touch nothing\n";
+"  --check          only check the files, touch nothing\n"
+"  -d N             only the domains of device N (others are skipped)\n"
+"  --bdf BDF        only the domains of the device bound at PCI function\n"
+"                   BDF (its dev_id in sysfs)\n"
+"  --skip-existing  leave domains that already exist alone (say so)\n";
+
+static const char usage_save[] =
+"Usage: dlb2ctl save [-d N] [-o FILE] [DOMAIN...]\n"
+"\n"
+"Prints every domain (or those named) of every device (or device N) as a\n"
+"configuration file that 'dlb2ctl apply' accepts back: credits, queues,\n"
+"ports and links with each setting the driver holds, and whether the\n"
+"domain is enabled; no hardware ids, no status.\n"
+"\n"
+"  -d N      only device N\n"
+"  -o FILE   write FILE (replaced only when everything was read)\n";
 
 static const char usage_show[] =
-"Usage: dlb2ctl show [-d N] [DOMAIN]\n"
+"Usage: dlb2ctl show [-j] [-d N] [DOMAIN]\n"
 "\n"
 "Prints every device (dlb2_N), its domains, their queues, ports and links,\n"
 "with every attribute as name=value (status, hardware ids, settings).\n"
 "\n"
-"  -d N      only device N\n";
+"  -d N      only device N\n"
+"  -j        JSON: { \"dlb2_N\": { DOMAIN: { attribute: value, ...,\n"
+"            \"queues\": {...}, \"ports\": {...} } } }, integers as numbers\n";
 
 static const char usage_stats[] =
-"Usage: dlb2ctl stats [BDF]\n"
+"Usage: dlb2ctl stats [-j] [BDF]\n"
 "\n"
 "Prints, for each device bound to dlb2 (or the PCI function BDF, e.g.\n"
 "0000:6d:00.0), the files under total_resources/, avail_resources/ and\n"
-"domains/ of /sys/bus/pci/devices/BDF, one line per directory.\n";
+"domains/ of /sys/bus/pci/devices/BDF, one line per directory.\n"
+"\n"
+"  -j        JSON: { BDF: { \"hw_version\": ..., \"total_resources\": {...},\n"
+"            \"avail_resources\": {...}, \"domains\": {...} } }\n";
 
 static const char usage_destroy[] =
 "Usage: dlb2ctl destroy [-d N] DOMAIN\n"
@@ -101,79 +131,207 @@ static void need_configfs(void)
 	}
 }
 
-/* Parse "-d N" and "--help" of a command; returns the first operand. */
-static int cmd_opts(int argc, char **argv, const char *usage, bool *check)
+/* -d N, or --bdf BDF: the device's dev_id attribute in sysfs. */
+static void set_device(const char *arg, bool bdf)
+{
+	char path[PATH_MAX], val[16];
+	char *end;
+	int ret = 0;
+
+	if (bdf) {
+		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/dev_id", sysfs, arg);
+		ret = dlb2_read_attr(path, val, sizeof(val));
+		if (ret) {
+			fprintf(stderr, "dlb2ctl: %s: %s (is %s bound to dlb2?)\n",
+				path, strerror(-ret), arg);
+			exit(1);
+		}
+		arg = val;
+	}
+	device = (int)strtol(arg, &end, 10);
+	if (*end || end == arg || device < 0) {
+		fprintf(stderr, "dlb2ctl: -d %s: not a device number\n", arg);
+		exit(2);
+	}
+}
+
+/*
+ * Parse the options of a command that takes those in @allowed ("d": -d N
+ * and --bdf, "j": -j, "o": -o FILE, "c": --check and --skip-existing) and
+ * --help; returns the index of the first operand.
+ */
+static int cmd_opts(int argc, char **argv, const char *usage, const char *allowed)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "skip-existing", no_argument, NULL, 's' },
+		{ "bdf", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+d:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+	while ((c = getopt_long(argc, argv, "+d:jo:h", opts, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(usage, stdout);
 			exit(0);
-		case 'd':
-			device = (int)strtol(optarg, &end, 10);
-			if (*end || device < 0) {
-				fprintf(stderr, "dlb2ctl: -d %s: not a device number\n", optarg);
-				exit(2);
-			}
-			break;
-		case 'c':
-			if (check) {
-				*check = true;
-				break;
-			}
-			fallthrough;
-		default:
+		}
+		if (!strchr(allowed, c == 'b' ? 'd' : c == 's' ? 'c' : c)) {
 			fputs(usage, stderr);
 			exit(2);
+		}
+		switch (c) {
+		case 'd':
+		case 'b':
+			set_device(optarg, c == 'b');
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'o':
+			out_file = optarg;
+			break;
+		case 'c':
+			check_only = true;
+			break;
+		case 's':
+			skip_existing = true;
+			break;
 		}
 	}
 	return optind;
 }
 
-static int cmd_apply(int argc, char **argv)
+/* Whether domain @name of device @dev exists in configfs. */
+static bool domain_exists(int dev, const char *name)
 {
-	struct dlb2_spec *spec;
-	bool check = false;
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/dlb2_%d/%s", dlb2_configfs_root(), dev, name);
+	return !stat(path, &st);
+}
+
+/* Apply one configuration file; returns 0 or 1 (message printed). */
+static int apply_file(const char *file)
+{
+	struct dlb2_spec *spec, sub = { 0 };
 	char err[512];
 	int i, n, ret;
 
-	i = cmd_opts(argc, argv, usage_apply, &check);
-	if (argc - i != 1) {
-		fputs(usage_apply, stderr);
-		return 2;
-	}
-	ret = dlb2_spec_load(argv[i], &spec, err, sizeof(err));
+	ret = dlb2_spec_load(file, &spec, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "dlb2ctl: %s\n", err);
 		return 1;
 	}
 	for (n = 0, i = 0; i < spec->ndomains; i++)
 		n += spec->domains[i].nqueues + spec->domains[i].nports;
-	if (check) {
-		printf("%s: %d domain%s, %d queues and ports: OK\n", argv[optind],
+	if (check_only) {
+		printf("%s: %d domain%s, %d queues and ports: OK\n", file,
 		       spec->ndomains, spec->ndomains == 1 ? "" : "s", n);
-		dlb2_spec_free(spec);
-		return 0;
+		goto out;
 	}
-	need_configfs();
-	ret = dlb2_spec_apply(spec);
-	if (ret)
-		die_errno(ret, "apply");
-	for (i = 0; i < spec->ndomains; i++)
-		printf("dlb2_%d/%s: %s\n", spec->domains[i].device,
-		       spec->domains[i].name,
-		       spec->domains[i].enable ? "enabled" : "created");
+	/* the domains to create: a shallow copy of those selected */
+	sub.domains = calloc((size_t)spec->ndomains + 1, sizeof(*sub.domains));
+	if (!sub.domains)
+		die_errno(-ENOMEM, file);
+	for (i = 0; i < spec->ndomains; i++) {
+		const struct dlb2_domain_spec *d = &spec->domains[i];
+
+		if (device >= 0 && d->device != device)
+			continue;
+		if (skip_existing && domain_exists(d->device, d->name)) {
+			printf("dlb2_%d/%s: exists, left alone\n", d->device, d->name);
+			continue;
+		}
+		sub.domains[sub.ndomains++] = *d;
+	}
+	ret = dlb2_spec_apply(&sub);
+	if (ret) {
+		char buf[PATH_MAX + 512];
+
+		fprintf(stderr, "dlb2ctl: apply %s: %s\n", file,
+			dlb2_strerror(buf, sizeof(buf)));
+	}
+	for (i = 0; !ret && i < sub.ndomains; i++)
+		printf("dlb2_%d/%s: %s\n", sub.domains[i].device, sub.domains[i].name,
+		       sub.domains[i].enable ? "enabled" : "created");
+	free(sub.domains);
+out:
 	dlb2_spec_free(spec);
-	return 0;
+	return ret ? 1 : 0;
+}
+
+static int json_file(const struct dirent *de)
+{
+	size_t n = strlen(de->d_name);
+
+	return de->d_name[0] != '.' && n > 5 && !strcmp(de->d_name + n - 5, ".json");
+}
+
+static int cmd_apply(int argc, char **argv)
+{
+	char path[PATH_MAX];
+	struct dirent **ents;
+	struct stat st;
+	int i, k, n, rc = 0;
+
+	i = cmd_opts(argc, argv, usage_apply, "dc");
+	if (i >= argc) {
+		fputs(usage_apply, stderr);
+		return 2;
+	}
+	if (!check_only)
+		need_configfs();
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "-") && !stat(argv[i], &st) && S_ISDIR(st.st_mode)) {
+			n = scandir(argv[i], &ents, json_file, alphasort);
+			if (n < 0) {
+				fprintf(stderr, "dlb2ctl: %s: %s\n", argv[i], strerror(errno));
+				rc = 1;
+				continue;
+			}
+			for (k = 0; k < n; k++) {
+				snprintf(path, sizeof(path), "%s/%s", argv[i], ents[k]->d_name);
+				rc |= apply_file(path);
+				free(ents[k]);
+			}
+			free(ents);
+		} else {
+			rc |= apply_file(argv[i]);
+		}
+	}
+	return rc;
+}
+
+static int cmd_save(int argc, char **argv)
+{
+	char tmp[PATH_MAX];
+	int i, rc;
+
+	i = cmd_opts(argc, argv, usage_save, "do");
+	need_configfs();
+	if (out_file) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", out_file);
+		if (!freopen(tmp, "w", stdout)) {
+			fprintf(stderr, "dlb2ctl: %s: %s\n", tmp, strerror(errno));
+			return 1;
+		}
+	}
+	rc = save_domains(device, argv + i, argc - i);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "dlb2ctl: save: %s\n", strerror(errno));
+		rc = 1;
+	}
+	if (out_file && (rc || rename(tmp, out_file))) {
+		if (!rc)
+			fprintf(stderr, "dlb2ctl: %s: %s\n", out_file, strerror(errno));
+		unlink(tmp);
+		rc = 1;
+	}
+	return rc;
 }
 
 /* Whether @name is dlb2_<N> (and N matches -d). */
@@ -187,6 +345,49 @@ static bool dev_dir(const char *name, int *n)
 	return *end == '\0' && end != name + 5 && (device < 0 || *n == device);
 }
 
+/*
+ * Member "@label": { domain: {...}, ... } of show -j for device directory
+ * @path, all domains or @only; @comma: a member came before.  Returns the
+ * domains printed.
+ */
+static int show_json(const char *path, const char *label, const char *only,
+		     bool comma)
+{
+	char sub[PATH_MAX + 600];
+	struct dirent **ents;
+	struct stat st;
+	int i, n, found = 0;
+
+	n = scandir(path, &ents, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, ents[i]->d_name);
+		if (ents[i]->d_name[0] != '.' && (!only || !strcmp(only, ents[i]->d_name)) &&
+		    !lstat(sub, &st) && S_ISDIR(st.st_mode)) {
+			if (!found++) {
+				printf("%s\n  ", comma ? "," : "");
+				json_str(label);
+				printf(": {");
+			}
+			printf("%s\n    ", found > 1 ? "," : "");
+			json_str(ents[i]->d_name);
+			printf(": ");
+			tree_json(sub, 2);
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+	if (found)
+		printf("\n  }");
+	else if (!only) {
+		printf("%s\n  ", comma ? "," : "");
+		json_str(label);
+		printf(": {}");
+		return 1;
+	}
+	return found;
+}
+
 static int cmd_show(int argc, char **argv)
 {
 	char path[PATH_MAX + 300];
@@ -194,7 +395,7 @@ static int cmd_show(int argc, char **argv)
 	struct dirent **devs;
 	int i, n, k, found = 0;
 
-	i = cmd_opts(argc, argv, usage_show, NULL);
+	i = cmd_opts(argc, argv, usage_show, "dj");
 	if (argc - i > 1) {
 		fputs(usage_show, stderr);
 		return 2;
@@ -205,15 +406,22 @@ static int cmd_show(int argc, char **argv)
 	n = scandir(dlb2_configfs_root(), &devs, NULL, alphasort);
 	if (n < 0)
 		die_errno(-errno, dlb2_configfs_root());
+	if (json)
+		printf("{");
 	for (i = 0; i < n; i++) {
 		if (dev_dir(devs[i]->d_name, &k)) {
 			snprintf(path, sizeof(path), "%s/%s", dlb2_configfs_root(),
 				 devs[i]->d_name);
-			found += tree_print_children(path, devs[i]->d_name, only);
+			if (json)
+				found += show_json(path, devs[i]->d_name, only, found);
+			else
+				found += tree_print_children(path, devs[i]->d_name, only);
 		}
 		free(devs[i]);
 	}
 	free(devs);
+	if (json)
+		printf("%s}\n", found ? "\n" : "");
 	if (only && !found) {
 		fprintf(stderr, "dlb2ctl: no domain %s\n", only);
 		return 1;
@@ -221,7 +429,8 @@ static int cmd_show(int argc, char **argv)
 	return 0;
 }
 
-static void stats_one(const char *bdf)
+/* One device; @first: no JSON member came before. */
+static void stats_one(const char *bdf, bool first)
 {
 	static const char *const dirs[] = {
 		"total_resources", "avail_resources", "domains",
@@ -231,12 +440,26 @@ static void stats_one(const char *bdf)
 
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/hw_version", sysfs, bdf);
 	tree_read(path, ver, sizeof(ver));
-	printf("%s%s%s\n", bdf, ver[0] ? " DLB " : "", ver);
+	if (json) {
+		printf("%s\n  ", first ? "" : ",");
+		json_str(bdf);
+		printf(": {\n    \"hw_version\": ");
+		json_str(ver);
+	} else {
+		printf("%s%s%s\n", bdf, ver[0] ? " DLB " : "", ver);
+	}
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sysfs,
 			 bdf, dirs[i]);
-		tree_print(path, dirs[i], 1);
+		if (json) {
+			printf(",\n    \"%s\": ", dirs[i]);
+			tree_json(path, 2);
+		} else {
+			tree_print(path, dirs[i], 1);
+		}
 	}
+	if (json)
+		printf("\n  }");
 }
 
 static int cmd_stats(int argc, char **argv)
@@ -245,13 +468,17 @@ static int cmd_stats(int argc, char **argv)
 	struct dirent **ents;
 	int i, n, found = 0;
 
-	i = cmd_opts(argc, argv, usage_stats, NULL);
+	i = cmd_opts(argc, argv, usage_stats, "j");
 	if (argc - i > 1) {
 		fputs(usage_stats, stderr);
 		return 2;
 	}
 	if (argc - i == 1) {
-		stats_one(argv[i]);
+		if (json)
+			printf("{");
+		stats_one(argv[i], true);
+		if (json)
+			printf("\n}\n");
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/bus/pci/drivers/dlb2", sysfs);
@@ -261,16 +488,18 @@ static int cmd_stats(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (json)
+		printf("{");
 	for (i = 0; i < n; i++) {
 		/* the bound devices are the links named like 0000:6d:00.0 */
-		if (strchr(ents[i]->d_name, ':')) {
-			stats_one(ents[i]->d_name);
-			found++;
-		}
+		if (strchr(ents[i]->d_name, ':'))
+			stats_one(ents[i]->d_name, !found++);
 		free(ents[i]);
 	}
 	free(ents);
-	if (!found)
+	if (json)
+		printf("%s}\n", found ? "\n" : "");
+	else if (!found)
 		printf("no device bound to dlb2\n");
 	return 0;
 }
@@ -282,7 +511,7 @@ static int cmd_destroy(int argc, char **argv)
 	struct stat st;
 	int i, n, k, dev = -1, hits = 0, ret;
 
-	i = cmd_opts(argc, argv, usage_destroy, NULL);
+	i = cmd_opts(argc, argv, usage_destroy, "d");
 	if (argc - i != 1) {
 		fputs(usage_destroy, stderr);
 		return 2;
@@ -334,6 +563,7 @@ int main(int argc, char **argv)
 		const char *usage;
 	} cmds[] = {
 		{ "apply", cmd_apply, usage_apply },
+		{ "save", cmd_save, usage_save },
 		{ "show", cmd_show, usage_show },
 		{ "stats", cmd_stats, usage_stats },
 		{ "destroy", cmd_destroy, usage_destroy },

@@ -117,3 +117,68 @@ int tree_print_children(const char *path, const char *label, const char *only)
 		printf("  (no domains)\n");
 	return found;
 }
+
+void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* A decimal integer (as the driver prints them) goes out as a number. */
+static void json_value(const char *s)
+{
+	const char *p = s + (*s == '-');
+	char *end;
+
+	if (*p >= '0' && *p <= '9' && (p[0] != '0' || !p[1])) {
+		errno = 0;
+		(void)strtoll(s, &end, 10);
+		if (!*end && !errno) {
+			fputs(s, stdout);
+			return;
+		}
+	}
+	json_str(s);
+}
+
+void tree_json(const char *path, int indent)
+{
+	char sub[PATH_MAX], val[256];
+	struct dirent **ents;
+	struct stat st;
+	int i, n, k = 0;
+
+	n = scandir(path, &ents, not_dot, order);
+	printf("{");
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, ents[i]->d_name);
+		if (lstat(sub, &st) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			goto next;
+		printf("%s\n%*s", k++ ? "," : "", (indent + 1) * 2, "");
+		json_str(ents[i]->d_name);
+		printf(": ");
+		if (S_ISDIR(st.st_mode))
+			tree_json(sub, indent + 1);
+		else if (tree_read(sub, val, sizeof(val)))
+			printf("null");
+		else
+			json_value(val);
+next:
+		free(ents[i]);
+	}
+	if (n > 0)
+		free(ents);
+	if (k)
+		printf("\n%*s", indent * 2, "");
+	printf("}");
+}

@@ -20,4 +20,14 @@ int tree_print(const char *path, const char *label, int indent);
  */
 int tree_print_children(const char *path, const char *label, const char *only);
 
+/* Print @s as a JSON string, escaped. */
+void json_str(const char *s);
+/*
+ * Print directory @path as a JSON object: each attribute a member (a
+ * decimal integer as a number, anything else a string, null when it cannot
+ * be read), each subdirectory a nested object; members in the order of
+ * tree_print(); nested lines indented by 2 * (@indent + 1) spaces.
+ */
+void tree_json(const char *path, int indent);
+
 #endif /* DLB2CTL_TREE_H */

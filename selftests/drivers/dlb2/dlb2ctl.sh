@@ -3,8 +3,12 @@
 #
 # dlb2ctl against the driver: apply the example configuration of libdlb2,
 # check that its domain is enabled with hardware ids and port devices, that
-# show and stats name it, that a second apply is refused without a change,
-# and that destroy removes it.  Prints TAP; skips without a DLB device.
+# show and stats name it (also as JSON), that a second apply is refused
+# without a change, that save writes a file that apply takes back (save,
+# destroy, apply, save: the same file), that the command of
+# dlb2-apply@.service re-creates it from a directory and then leaves it
+# alone, and that destroy removes it.  Prints TAP; skips without a DLB
+# device.
 # Run from the source tree or from a build directory inside it.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 ctl=$top/tools/dlb2ctl/dlb2ctl
@@ -27,7 +31,12 @@ if [ -z "$bdf" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP no DLB device bound to dlb2, or dlb2ctl not built"
 	exit 4
 fi
-echo "1..7"
+echo "1..11"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# the unit's command line, for device $bdf and directory $tmp/etc
+unit_cmd=$(sed -n 's|^ExecStart=@sbindir@/dlb2ctl ||p' "$top/tools/dist/dlb2-apply@.service.in" |
+	sed "s|%I|$bdf|; s|/etc/dlb2|$tmp/etc|")
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 dom=/sys/kernel/config/dlb2/dlb2_$dev/pipeline
 "$ctl" destroy -d "$dev" pipeline >/dev/null 2>&1
@@ -46,8 +55,30 @@ ok "port devices exist" \
 ok "show and stats name the domain" \
 	'"$ctl" show | grep -q "pipeline: .*status=enabled" &&
 	 "$ctl" stats | grep -q pipeline'
+ok "show -j and stats -j as JSON" \
+	'[ "$("$ctl" show -j -d "$dev" pipeline | python3 -c "import json, sys
+d = json.load(sys.stdin)[\"dlb2_$dev\"][\"pipeline\"]
+print(d[\"status\"], d[\"queues\"][\"rx\"][\"sequence_numbers\"], d[\"ports\"][\"w1\"][\"wait_mode\"])")" = "enabled 128 interrupt" ] &&
+	 "$ctl" stats -j | python3 -c "import json, sys
+d = json.load(sys.stdin)[\"$bdf\"]
+assert \"pipeline\" in d[\"domains\"], d"'
 ok "a second apply is refused and changes nothing" \
 	'! "$ctl" apply "$example" 2>/dev/null && [ "$(cat $dom/status)" = enabled ]'
+mkdir "$tmp/etc"
+ok "save, destroy, apply, save: the same file, the domain enabled" \
+	'"$ctl" save -d "$dev" -o "$tmp/etc/pipeline.json" pipeline &&
+	 "$ctl" destroy -d "$dev" pipeline >/dev/null && [ ! -e $dom ] &&
+	 "$ctl" apply "$tmp/etc/pipeline.json" >/dev/null &&
+	 "$ctl" save -d "$dev" pipeline >"$tmp/again.json" &&
+	 cmp "$tmp/etc/pipeline.json" "$tmp/again.json" &&
+	 [ "$(cat $dom/status)" = enabled ] && [ -c /dev/dlb2/$dev/pipeline/w0 ]'
+ok "dlb2-apply@.service: re-creates the saved domain" \
+	'"$ctl" destroy -d "$dev" pipeline >/dev/null &&
+	 [ "$("$ctl" $unit_cmd)" = "dlb2_$dev/pipeline: enabled" ] &&
+	 [ "$(cat $dom/status)" = enabled ]'
+ok "dlb2-apply@.service: run again, leaves it alone" \
+	'[ "$("$ctl" $unit_cmd)" = "dlb2_$dev/pipeline: exists, left alone" ] &&
+	 [ "$(cat $dom/status)" = enabled ]'
 ok "destroy removes the domain" \
 	'"$ctl" destroy -d "$dev" pipeline && [ ! -e $dom ] && [ ! -e /dev/dlb2/$dev/pipeline ]'
 exit $failed
