@@ -87,58 +87,46 @@ static void fix(struct check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The first line of the file at the formatted path; 0 or -errno. */
-__attribute__((format(printf, 3, 4)))
-static int rd(char *buf, size_t len, const char *fmt, ...)
+/* The formatted path (in one of four buffers, used in turn) */
+__attribute__((format(printf, 1, 2)))
+static const char *P(const char *fmt, ...)
 {
-	char path[PATH_MAX * 2];
+	static char buf[4][PATH_MAX * 2];
+	static unsigned int i;
 	va_list ap;
-	ssize_t n;
-	int fd;
 
+	i = (i + 1) % 4;
 	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
+	vsnprintf(buf[i], sizeof(buf[i]), fmt, ap);
 	va_end(ap);
+	return buf[i];
+}
+
+/* The first line of file @path; 0 or -errno. */
+static int rd(char *buf, size_t len, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
 	buf[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
 	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = '\0';
+	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	return n < 0 ? -EIO : 0;
 }
 
-/* The last component of what the formatted path resolves to ("": none). */
-__attribute__((format(printf, 3, 4)))
-static const char *target(char *buf, size_t len, const char *fmt, ...)
+/* The last component of what @path resolves to ("": nothing). */
+static const char *target(char *buf, size_t len, const char *path)
 {
-	char path[PATH_MAX * 2], real[PATH_MAX];
-	va_list ap;
+	char real[PATH_MAX];
 
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
 	buf[0] = '\0';
 	if (realpath(path, real))
 		snprintf(buf, len, "%s", strrchr(real, '/') + 1);
 	return buf;
-}
-
-__attribute__((format(printf, 1, 2)))
-static bool exists(const char *fmt, ...)
-{
-	char path[PATH_MAX * 2];
-	struct stat st;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	return !stat(path, &st);
 }
 
 static bool is_bdf(const char *s)
@@ -162,8 +150,8 @@ static bool is_dlb(const char *bdf)
 {
 	char v[16], d[16];
 
-	rd(v, sizeof(v), "%s/bus/pci/devices/%s/vendor", sysfs, bdf);
-	rd(d, sizeof(d), "%s/bus/pci/devices/%s/device", sysfs, bdf);
+	rd(v, sizeof(v), P("%s/bus/pci/devices/%s/vendor", sysfs, bdf));
+	rd(d, sizeof(d), P("%s/bus/pci/devices/%s/device", sysfs, bdf));
 	return !strcmp(v, "0x8086") && (!strcmp(d, "0x2710") || !strcmp(d, "0x2714"));
 }
 
@@ -182,8 +170,8 @@ static void find_dlb(int num)
 		for (i = 0; i < n; i++) {
 			if (!dlb[0] && is_bdf(ents[i]->d_name) &&
 			    is_dlb(ents[i]->d_name) &&
-			    (num < 0 || (!rd(id, sizeof(id), "%s/%s/dev_id", path,
-					     ents[i]->d_name) && atoi(id) == num)))
+			    (num < 0 || (!rd(id, sizeof(id), P("%s/%s/dev_id", path,
+					     ents[i]->d_name)) && atoi(id) == num)))
 				snprintf(dlb, sizeof(dlb), "%.63s", ents[i]->d_name);
 			free(ents[i]);
 		}
@@ -211,13 +199,14 @@ static int check_driver(int num)
 		return FAIL;
 	}
 	if (!is_dlb(dlb)) {
-		rd(v, sizeof(v), "%s/vendor", dlbdir);
-		rd(d, sizeof(d), "%s/device", dlbdir);
+		rd(v, sizeof(v), P("%s/vendor", dlbdir));
+		rd(d, sizeof(d), P("%s/device", dlbdir));
 		c = add("driver", ENQ | CRED, FAIL, "%s is %s:%s, not a DLB 2.0 or 2.5 physical function", dlb, v + 2, d + 2);
+		dlbdir[0] = '\0';	/* no path to check */
 		fix(c, "name a DLB (lspci -d 8086:2714; -d 8086:2710)");
 		return FAIL;
 	}
-	target(drv, sizeof(drv), "%s/driver", dlbdir);
+	target(drv, sizeof(drv), P("%s/driver", dlbdir));
 	if (!drv[0] || strcmp(drv, "dlb2")) {
 		c = add("driver", ENQ | CRED, FAIL, "%s is bound to %s", dlb, drv[0] ? drv : "no driver");
 		if (drv[0])
@@ -227,14 +216,14 @@ static int check_driver(int num)
 			fix(c, "modprobe dlb2 (or insmod dlb2.ko), then echo %s > /sys/bus/pci/drivers_probe; dmesg tells why a probe failed", dlb);
 		return FAIL;
 	}
-	if (!rd(state, sizeof(state), "%s/state", dlbdir) && strcmp(state, "ready")) {
+	if (!rd(state, sizeof(state), P("%s/state", dlbdir)) && strcmp(state, "ready")) {
 		c = add("driver", ENQ | CRED, FAIL, "%s is bound to dlb2 but its state is %s", dlb, state);
 		fix(c, "resetting: wait for the reset to end; failed: unbind the device and bind it again (dmesg tells what failed)");
 		return FAIL;
 	}
-	if (rd(ver, sizeof(ver), "%s/hw_version", dlbdir))
+	if (rd(ver, sizeof(ver), P("%s/hw_version", dlbdir)))
 		strcpy(ver, "?");
-	if (rd(id, sizeof(id), "%s/dev_id", dlbdir))
+	if (rd(id, sizeof(id), P("%s/dev_id", dlbdir)))
 		strcpy(id, "?");
 	add("driver", ENQ | CRED, PASS, "%s is bound to dlb2 (DLB %s, dlb2_%s)", dlb, ver, id);
 	return PASS;
@@ -246,11 +235,11 @@ static const char *group(const char *dir, char *buf, size_t len, char *type)
 	char g[32];
 
 	type[0] = '\0';
-	if (!target(g, sizeof(g), "%s/iommu_group", dir)[0]) {
+	if (!target(g, sizeof(g), P("%s/iommu_group", dir))[0]) {
 		snprintf(buf, len, "no IOMMU group");
 		return buf;
 	}
-	rd(type, 32, "%s/kernel/iommu_groups/%s/type", sysfs, g);
+	rd(type, 32, P("%s/kernel/iommu_groups/%s/type", sysfs, g));
 	snprintf(buf, len, "IOMMU group %s (%s)", g, type[0] ? type : "type unknown");
 	return buf;
 }
@@ -261,7 +250,7 @@ static void check_iommu(void)
 	struct check *c;
 
 	group(dlbdir, dg, sizeof(dg), dtype);
-	if (rd(mode, sizeof(mode), "%s/iommu_mode", dlbdir)) {
+	if (rd(mode, sizeof(mode), P("%s/iommu_mode", dlbdir))) {
 		c = add("iommu", ENQ, UNKNOWN, "%s has no iommu_mode attribute (%s)", dlb, dg);
 		fix(c, "bind the DLB to AccDirect's dlb2 (the driver check)");
 		return;
@@ -296,7 +285,7 @@ static void check_numa(void)
 		add("numa", ADVICE, PASS, "%s is a software RDMA device: no NUMA node of its own", ibdev);
 		return;
 	}
-	if (rd(dn, sizeof(dn), "%s/numa_node", dlbdir) || rd(pn, sizeof(pn), "%s/numa_node", peerdir)) {
+	if (rd(dn, sizeof(dn), P("%s/numa_node", dlbdir)) || rd(pn, sizeof(pn), P("%s/numa_node", peerdir))) {
 		c = add("numa", ADVICE, UNKNOWN, "no numa_node attribute for %s", dn[0] ? peer : dlb);
 		fix(c, "compare the NUMA nodes by hand: lspci -vv shows them");
 		return;
@@ -407,8 +396,8 @@ static int host_listed(const char *host, char *id, size_t len)
 
 	if (sscanf(host, "pci%x:%x", &dom, &bus) != 2)
 		return 0;
-	rd(v, sizeof(v), "%s/devices/%s/%04x:%02x:00.0/vendor", sysfs, host, dom, bus);
-	rd(d, sizeof(d), "%s/devices/%s/%04x:%02x:00.0/device", sysfs, host, dom, bus);
+	rd(v, sizeof(v), P("%s/devices/%s/%04x:%02x:00.0/vendor", sysfs, host, dom, bus));
+	rd(d, sizeof(d), P("%s/devices/%s/%04x:%02x:00.0/device", sysfs, host, dom, bus));
 	snprintf(id, len, "%04x:%02x:00.0 (%s:%s)", dom, bus, v[0] ? v + 2 : "?", d[0] ? d + 2 : "?");
 	for (i = 0; i < sizeof(allow) / sizeof(allow[0]); i++)
 		if (!strcmp(v, "0x8086") && strtoul(d, NULL, 16) == allow[i].device)
@@ -490,7 +479,7 @@ static void check_path(void)
 				 "%s%s", redir[0] ? ";" : "", bdf);
 	}
 	allowed = host_route(&a, &b, why, sizeof(why));
-	forced = !rd(ovr, sizeof(ovr), "%s/p2p_override", dlbdir) && !strcmp(ovr, "1");
+	forced = !rd(ovr, sizeof(ovr), P("%s/p2p_override", dlbdir)) && !strcmp(ovr, "1");
 	if (strcmp(a.host, b.host))
 		snprintf(hosts, sizeof(hosts), " (host bridges %s, %s)", a.host, b.host);
 	if (!k)
@@ -560,7 +549,7 @@ static bool installed(const char *mod)
 	bool found = false;
 	FILE *f;
 
-	if (rd(rel, sizeof(rel), "%s/sys/kernel/osrelease", procfs))
+	if (rd(rel, sizeof(rel), P("%s/sys/kernel/osrelease", procfs)))
 		return false;
 	snprintf(line, sizeof(line), "%s/%s/modules.dep", moddir, rel);
 	f = fopen(line, "r");
@@ -583,7 +572,7 @@ static void check_mr(void)
 	const char *who = ibdev[0] ? ibdev : "the NIC";
 	struct check *c;
 
-	if (exists("%s/module/peermem_dlb", sysfs)) {
+	if (!access(P("%s/module/peermem_dlb", sysfs), F_OK)) {
 		add("peer-mr", ENQ, PASS, "peer memory: peermem_dlb is loaded: ibv_reg_mr() on a mapped producer port works");
 		return;
 	}
@@ -828,13 +817,13 @@ static bool find_peer(const char *rdma, const char *bdf)
 		return true;
 	}
 	snprintf(ibdev, sizeof(ibdev), "%s", rdma);
-	if (!exists("%s/class/infiniband/%s", sysfs, rdma))
+	if (access(P("%s/class/infiniband/%s", sysfs, rdma), F_OK))
 		return false;
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", sysfs, rdma);
-	if (exists("%s/class/infiniband/%s/parent", sysfs, rdma) ||
+	if (!access(P("%s/class/infiniband/%s/parent", sysfs, rdma), F_OK) ||
 	    !realpath(path, dev) || !is_bdf(strrchr(dev, '/') + 1)) {
 		software = true;	/* rxe, siw: the CPU does the "DMA" */
-		rd(netdev, sizeof(netdev), "%s/class/infiniband/%s/parent", sysfs, rdma);
+		rd(netdev, sizeof(netdev), P("%s/class/infiniband/%s/parent", sysfs, rdma));
 		return true;
 	}
 	snprintf(peer, sizeof(peer), "%s", strrchr(dev, '/') + 1);
