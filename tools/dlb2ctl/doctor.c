@@ -56,7 +56,7 @@ static const char *sysfs, *procfs = "/proc", *moddir = "/lib/modules";
 static char sysroot[PATH_MAX];		/* sysfs without its /sys */
 static char dlb[64], dlbdir[PATH_MAX];	/* the DLB, its sysfs directory */
 static char peer[64], peerdir[PATH_MAX]; /* the peer's PCI function */
-static char ibdev[64], netdev[64];	/* the RDMA device, rxe's interface */
+static char ibdev[64];			/* the RDMA device */
 static bool has_peer, software;
 static int atomic_cap = -1;		/* DLB2_ATOMIC_*, -1 unknown */
 
@@ -823,7 +823,6 @@ static bool find_peer(const char *rdma, const char *bdf)
 	if (!access(P("%s/class/infiniband/%s/parent", sysfs, rdma), F_OK) ||
 	    !realpath(path, dev) || !is_bdf(strrchr(dev, '/') + 1)) {
 		software = true;	/* rxe, siw: the CPU does the "DMA" */
-		rd(netdev, sizeof(netdev), P("%s/class/infiniband/%s/parent", sysfs, rdma));
 		return true;
 	}
 	snprintf(peer, sizeof(peer), "%s", strrchr(dev, '/') + 1);
