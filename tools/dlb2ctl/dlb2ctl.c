@@ -7,6 +7,7 @@
  *   dlb2ctl show [DOMAIN]    the configfs tree with its attributes
  *   dlb2ctl stats [BDF]      sysfs resources and statistics
  *   dlb2ctl destroy DOMAIN   disable and remove a domain
+ *   dlb2ctl doctor           can a NIC enqueue peer-to-peer? (doctor.c)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "doctor.h"
 #include "libdlb2.h"
 #include "save.h"
 #include "tree.h"
@@ -44,6 +46,7 @@ static const char usage_main[] =
 "  show [DOMAIN]     print the configfs tree: domains, queues, ports, links\n"
 "  stats [BDF]       print the device resources and statistics from sysfs\n"
 "  destroy DOMAIN    disable a domain and remove it with its queues and ports\n"
+"  doctor            check a DLB and an RDMA NIC for peer-to-peer enqueue\n"
 "  help [COMMAND]    this text, or a command's\n"
 "\n"
 "Options:\n"
@@ -107,6 +110,29 @@ static const char usage_destroy[] =
 "then removes its links, ports, queues and the domain itself.\n"
 "\n"
 "  -d N      the device (default: the one device that has DOMAIN)\n";
+
+static const char usage_doctor[] =
+"Usage: dlb2ctl doctor [-j] [-d N | --dlb BDF] [--rdma IBDEV | --peer BDF]\n"
+"                      [--atomic-cap none|hca|glob] [--proc DIR] [--modules DIR]\n"
+"\n"
+"Checks whether an RDMA NIC (or another PCI peer) can enqueue into the DLB's\n"
+"producer ports peer-to-peer, and take DLB credits with its RDMA atomics:\n"
+"driver, iommu, numa, acs, p2p-path, peer-mr, atomics, atomic-cap.  Each\n"
+"prints pass, fail or unknown with what was found, and a fix if not pass.\n"
+"Without a peer, only the DLB side: driver, iommu, peer-mr.\n"
+"\n"
+"  -j, --json          JSON instead of text\n"
+"  -d N, --dlb BDF     the DLB (default: the first bound to dlb2)\n"
+"  --rdma IBDEV        the RDMA device (as ibv_devices names it)\n"
+"  --peer BDF          a PCI function as the peer\n"
+"  --atomic-cap CAP    the device's atomic_cap, instead of asking libibverbs\n"
+"  --proc DIR          procfs (/proc): kallsyms, cpuinfo, sys/kernel/osrelease\n"
+"  --modules DIR       the modules tree (/lib/modules): modules.dep\n"
+"\n"
+"Exit status: 0 P2P enqueue and remote credits will work (no peer: the DLB\n"
+"side passed); 1 P2P enqueue will not work; 2 remote credits will not work\n"
+"(P2P enqueue will or may); 3 nothing needed failed but something is\n"
+"unknown; 4 usage error or no such peer.  The numa check is advice only.\n";
 
 static void die_errno(int err, const char *what)
 {
@@ -549,6 +575,11 @@ static int cmd_destroy(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_doctor(int argc, char **argv)
+{
+	return doctor_main(argc, argv, sysfs, usage_doctor);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -567,6 +598,7 @@ int main(int argc, char **argv)
 		{ "show", cmd_show, usage_show },
 		{ "stats", cmd_stats, usage_stats },
 		{ "destroy", cmd_destroy, usage_destroy },
+		{ "doctor", cmd_doctor, usage_doctor },
 	};
 	unsigned int i;
 	int c;
