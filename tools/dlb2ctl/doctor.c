@@ -31,6 +31,7 @@
 
 #include "doctor.h"
 #include "pcie_atomics.h"
+#include "tree.h"
 
 #define PASS	DLB2_ATOMICS_PASS
 #define FAIL	DLB2_ATOMICS_FAIL
@@ -716,28 +717,6 @@ static void check_cap(void)
 }
 
 /* ---- output ----------------------------------------------------------- */
-
-static void json_str(const char *s)
-{
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", stdout);
-		else if (*s == '\t')
-			fputs("\\t", stdout);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
 
 static const char *yes_no(int v)
 {

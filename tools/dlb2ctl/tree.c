@@ -120,6 +120,10 @@ int tree_print_children(const char *path, const char *label, const char *only)
 
 void json_str(const char *s)
 {
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
 	putchar('"');
 	for (; *s; s++) {
 		unsigned char c = *s;

@@ -20,7 +20,7 @@ int tree_print(const char *path, const char *label, int indent);
  */
 int tree_print_children(const char *path, const char *label, const char *only);
 
-/* Print @s as a JSON string, escaped. */
+/* Print @s as a JSON string, escaped; NULL as null. */
 void json_str(const char *s);
 /*
  * Print directory @path as a JSON object: each attribute a member (a
