@@ -7,6 +7,18 @@
 #ifndef DLB2_SELFTEST_LIB_H
 #define DLB2_SELFTEST_LIB_H
 
+/*
+ * Whether the running test has not failed so far: kselftest_harness.h keeps
+ * it in _metadata->passed in Linux 6.1, in _metadata->exit_code
+ * (__test_passed()) in later kernels such as 6.12, whose harness also
+ * defines XFAIL_ADD.  Include this file after kselftest_harness.h.
+ */
+#ifdef XFAIL_ADD
+#define dlb2_test_passing(m)	__test_passed(m)
+#else
+#define dlb2_test_passing(m)	((m)->passed)
+#endif
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -397,7 +397,7 @@ static unsigned int ordered_round(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, dlb2_port_open(dev, DOM_A, "p", NULL, &p));
 	EXPECT_EQ(0, dlb2_port_open(dev, DOM_A, "c", NULL, &c));
 	EXPECT_EQ(0, dlb2_port_open(dev, DOM_A, "sink", NULL, &sink));
-	if (!_metadata->passed)
+	if (!dlb2_test_passing(_metadata))
 		return 0;
 	for (i = 0; i < 5; i++)
 		enqueue(p, *id, DLB2_SCHED_ORDERED, 0, 0, 40 + i);
