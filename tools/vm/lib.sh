@@ -5,6 +5,8 @@
 
 # Pinned inputs.  Changing one of these invalidates the matching cache.
 LINUX_DEB_VERSION=6.1.192-2
+# the optional 6.12 harness kernel (build-kernel --variant=6.12)
+LINUX612_DEB_VERSION=6.12.117-1~deb12u1
 LINUX_VERSION=6.1.192
 QEMU_DEB_VERSION=1:7.2+dfsg-7+deb12u18
 VIRTME_NG_VERSION=1.42
