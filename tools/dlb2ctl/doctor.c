@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "libdlb2.h"
 #include "pcie_atomics.h"
 #include "tree.h"
 
@@ -103,20 +104,13 @@ static const char *P(const char *fmt, ...)
 	return buf[i];
 }
 
-/* The first line of file @path; 0 or -errno. */
+/* The first line of file @path ("" when unreadable); 0 or -errno. */
 static int rd(char *buf, size_t len, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int ret = dlb2_read_attr(path, buf, len);
 
-	buf[0] = '\0';
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return n < 0 ? -EIO : 0;
+	buf[ret ? 0 : strcspn(buf, "\n")] = '\0';
+	return ret;
 }
 
 /* The last component of what @path resolves to ("": nothing). */

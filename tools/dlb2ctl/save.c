@@ -47,21 +47,15 @@ static const char *attr(const char *dir, const char *name, char *buf, size_t len
 	return buf;
 }
 
-/*
- * Print member @name of directory @dir: a number as it is, @words as a
- * string.  Returns -1 when unreadable.
- */
-static int member(const char *dir, const char *name, bool word, int indent)
+/* Print member @name of directory @dir (json_value()); -1 when unreadable. */
+static int member(const char *dir, const char *name, int indent)
 {
 	char val[128];
 
 	if (!attr(dir, name, val, sizeof(val)))
 		return -1;
 	printf(",\n%*s\"%s\": ", indent, "", name);
-	if (word || !strcmp(val, "any"))	/* cos is 0..3 or "any" */
-		json_str(val);
-	else
-		fputs(val, stdout);
+	json_value(val);
 	return 0;
 }
 
@@ -80,9 +74,9 @@ static int save_queue(const char *dir, const char *name)
 	printf("        { \"name\": ");
 	json_str(name);
 	printf(",\n          \"type\": \"%s\"", type);
-	err |= member(dir, "depth_threshold", false, 10);
+	err |= member(dir, "depth_threshold", 10);
 	for (i = 0; !strcmp(type, "ldb") && i < sizeof(ldb_only) / sizeof(*ldb_only); i++)
-		err |= member(dir, ldb_only[i], !strcmp(ldb_only[i], "sched"), 10);
+		err |= member(dir, ldb_only[i], 10);
 	printf(" }");
 	return err;
 }
@@ -90,6 +84,7 @@ static int save_queue(const char *dir, const char *name)
 static int save_links(const char *dir, bool ldb)
 {
 	char path[PATH_MAX], link[PATH_MAX], prio[8];
+	const char *p;
 	struct dirent **ents;
 	int i, n, err = 0;
 
@@ -103,13 +98,13 @@ static int save_links(const char *dir, bool ldb)
 		printf("%s", i ? ", " : " ");
 		if (ldb) {
 			/* the schema has no link priority for directed ports */
-			join(path, dir, "links");
-			if (!attr(join(link, path, ents[i]->d_name), "priority",
-				  prio, sizeof(prio)))
+			p = attr(join(link, path, ents[i]->d_name), "priority",
+				 prio, sizeof(prio));
+			if (!p)
 				err = -1;
 			printf("{ \"queue\": ");
 			json_str(ents[i]->d_name);
-			printf(", \"priority\": %s }", prio);
+			printf(", \"priority\": %s }", p ? p : "null");
 		} else {
 			json_str(ents[i]->d_name);
 		}
@@ -132,12 +127,12 @@ static int save_port(const char *dir, const char *name)
 	printf("        { \"name\": ");
 	json_str(name);
 	printf(",\n          \"type\": \"%s\"", type);
-	err |= member(dir, "cq_depth", false, 10);
+	err |= member(dir, "cq_depth", 10);
 	if (ldb)
-		err |= member(dir, "history_list", false, 10);
-	err |= member(dir, "wait_mode", true, 10);
+		err |= member(dir, "history_list", 10);
+	err |= member(dir, "wait_mode", 10);
 	if (ldb)
-		err |= member(dir, "cos", false, 10);
+		err |= member(dir, "cos", 10);
 	err |= save_links(dir, ldb);
 	printf(" }");
 	return err;
@@ -179,8 +174,8 @@ static int save_domain(int dev, const char *dom, const char *name, bool first)
 	printf("%s    {\n      \"name\": ", first ? "" : ",\n");
 	json_str(name);
 	printf(",\n      \"device\": %d", dev);
-	err |= member(dom, "ldb_credits", false, 6);
-	err |= member(dom, "dir_credits", false, 6);
+	err |= member(dom, "ldb_credits", 6);
+	err |= member(dom, "dir_credits", 6);
 	printf(",\n      \"enable\": %s", strcmp(en, "0") ? "true" : "false");
 	err |= save_list(dom, "queues");
 	err |= save_list(dom, "ports");

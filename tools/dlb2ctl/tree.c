@@ -138,8 +138,7 @@ void json_str(const char *s)
 	putchar('"');
 }
 
-/* A decimal integer (as the driver prints them) goes out as a number. */
-static void json_value(const char *s)
+void json_value(const char *s)
 {
 	const char *p = s + (*s == '-');
 	char *end;

@@ -22,6 +22,8 @@ int tree_print_children(const char *path, const char *label, const char *only);
 
 /* Print @s as a JSON string, escaped; NULL as null. */
 void json_str(const char *s);
+/* Print attribute value @s: a decimal integer as a number, else a string. */
+void json_value(const char *s);
 /*
  * Print directory @path as a JSON object: each attribute a member (a
  * decimal integer as a number, anything else a string, null when it cannot
