@@ -4,10 +4,13 @@
 # Sourced, not executed.
 
 # Pinned inputs.  Changing one of these invalidates the matching cache.
-LINUX_DEB_VERSION=6.1.192-2
-# the optional 6.12 harness kernel (build-kernel --variant=6.12)
-LINUX612_DEB_VERSION=6.12.117-1~deb12u1
-LINUX_VERSION=6.1.192
+# The harness kernel (build-kernel --variant=default|debug): Debian's
+# linux-source-6.12 with patches/linux; LINUX_VERSION is its Makefile's.
+LINUX_DEB_VERSION=6.12.117-1~deb12u1
+LINUX_VERSION=6.12.117
+# The optional 6.1 harness kernel (build-kernel --variant=6.1, not run by
+# make check): linux-source-6.1 with patches/linux-6.1.
+LINUX61_DEB_VERSION=6.1.192-2
 QEMU_DEB_VERSION=1:7.2+dfsg-7+deb12u18
 VIRTME_NG_VERSION=1.42
 # Debian's own kernel images the driver's tests also run on, as users boot

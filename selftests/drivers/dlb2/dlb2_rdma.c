@@ -23,7 +23,7 @@
  * global (patch 3) for the credit tests; skips with the reason otherwise.
  * DLB2_RDMA_QES sets the QE count (default 100000),
  * DLB2_RDMA_CREDIT_OPS the credit take/give pairs of each side (default
- * 1000000), DLB2_RDMA_LOSS_SECONDS the time the loss demonstration may
+ * 200000), DLB2_RDMA_LOSS_SECONDS the time the loss demonstration may
  * take.
  */
 #include <arpa/inet.h>
@@ -169,7 +169,7 @@ FIXTURE_SETUP(rdma)
 	self->pfd = -1;
 	self->mr_path = DLB2_MR_PEERMEM;
 	self->count = qes ? strtoul(qes, NULL, 0) : 100000;
-	self->ops = ops ? strtoul(ops, NULL, 0) : 1000000;
+	self->ops = ops ? strtoul(ops, NULL, 0) : 200000;
 	self->version = dlb2_find_device(self->bdf, sizeof(self->bdf));
 	if (!self->version)
 		SKIP(return, "no DLB 2.0/2.5 PF present");
