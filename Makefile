@@ -14,8 +14,9 @@
 #                       self-test (tools/vm/check)
 #   make check-debug    the same on the debug kernel (KASAN, lockdep, kmemleak)
 #   make kernel-matrix  the modules with W=1 and sparse against the harness
-#                       kernel, Debian's 6.12 and sid's newest (TAP)
+#                       kernel, Debian's 6.1 and 6.12 and sid's newest (TAP)
 #   make demo           boot the VM and show the DLB device and its driver
+#   make bench          benchmarks, figures in build/bench (tools/bench)
 #   make mutation       mutation score of dlb2/hw.c against the device model
 #   make vm-kernel vm-qemu vm-rdma-core   build the harness kernel / QEMU /
 #                       patched rdma-core (cached)
@@ -37,7 +38,7 @@ VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # VM_MODDIR, never build products of an in-tree `make modules`.
 MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
-.PHONY: all modules check check-debug demo kernel-matrix mutation selftests \
+.PHONY: all modules bench check check-debug demo kernel-matrix mutation selftests \
 	tools vm-kernel vm-qemu vm-rdma-core vm-modules clean help man install \
 	install-modules install-user uninstall
 
@@ -91,8 +92,13 @@ check-debug:
 demo:
 	tools/vm/demo
 
+# Benchmarks: figures, not tests (tools/bench/README.md); BENCH_OPTS passes
+# options, e.g. BENCH_OPTS=--quick.
+bench:
+	tools/bench/run-bench $(BENCH_OPTS)
+
 # Kernels and versions: tools/vm/kernel-matrix.versions; VM_KERNEL=debug
-# takes the harness's debug kernel for 6.1.
+# takes the harness's debug kernel.
 kernel-matrix:
 	tools/vm/kernel-matrix --harness=$(VM_KERNEL)
 
@@ -196,4 +202,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,23p' Makefile
+	@sed -n '3,24p' Makefile
