@@ -20,6 +20,9 @@
 #include <immintrin.h>
 #endif
 
+#define dlb2_likely(x)		__builtin_expect(!!(x), 1)
+#define dlb2_unlikely(x)	__builtin_expect(!!(x), 0)
+
 /* Bits of the command byte (facts §3). */
 #define DLB2_HCW_TOKEN		0x01	/* cq_token */
 #define DLB2_HCW_COMP		0x02	/* qe_comp */
@@ -118,7 +121,8 @@ static inline void dlb2_pp_write_movdir64b(uint8_t *pp,
 					   const struct dlb2_hcw *h,
 					   unsigned int n)
 {
-	struct dlb2_hcw line[4] __attribute__((aligned(64)));
+	/* MOVDIR64B needs no alignment of its source (nor a realigned stack) */
+	struct dlb2_hcw line[4];
 
 	dlb2_sfence();		/* QEs may point at memory just written */
 	for (; n >= 4; n -= 4, h += 4)
@@ -130,19 +134,77 @@ static inline void dlb2_pp_write_movdir64b(uint8_t *pp,
 	}
 }
 
+/* One HCW to PP offset 0, then the sfence that closes it. */
+static inline void dlb2_pp_store_sse(uint8_t *pp, const struct dlb2_hcw *h)
+{
+	_mm_stream_si128((__m128i *)pp, _mm_loadu_si128((const __m128i *)h));
+	dlb2_sfence();
+}
+
 /*
  * One 16-byte store per HCW, all to PP offset 0; the sfence after each keeps
- * the write-combining buffer from merging two of them.
+ * the write-combining buffer from merging two of them.  Four per loop turn.
  */
 static inline void dlb2_pp_write_sse(uint8_t *pp, const struct dlb2_hcw *h,
 				     unsigned int n)
 {
 	dlb2_sfence();
-	for (; n; n--, h++) {
-		_mm_stream_si128((__m128i *)pp,
-				 _mm_loadu_si128((const __m128i *)h));
+	for (; n >= 4; n -= 4, h += 4) {
+		dlb2_pp_store_sse(pp, &h[0]);
+		dlb2_pp_store_sse(pp, &h[1]);
+		dlb2_pp_store_sse(pp, &h[2]);
+		dlb2_pp_store_sse(pp, &h[3]);
+	}
+	for (; n; n--, h++)
+		dlb2_pp_store_sse(pp, h);
+}
+
+/*
+ * The "rep" writers store @n HCWs (n >= 1): n - 1 times @h, then @last (a
+ * release: COMPs, the last perhaps a COMP_T), exactly as the writers above
+ * store those n HCWs, without the caller building them.
+ */
+static inline void dlb2_pp_write_rep_movdir64b(uint8_t *pp,
+					       const struct dlb2_hcw *h,
+					       const struct dlb2_hcw *last,
+					       unsigned int n)
+{
+	struct dlb2_hcw line[4];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		line[i] = *h;
+	dlb2_sfence();
+	for (; n > 4; n -= 4)
+		dlb2_movdir64b(pp, line);
+	line[n - 1] = *last;
+	for (i = n; i < 4; i++)
+		memset(&line[i], 0, sizeof(line[i]));
+	dlb2_movdir64b(pp, line);
+}
+
+static inline void dlb2_pp_write_rep_sse(uint8_t *pp, const struct dlb2_hcw *h,
+					 const struct dlb2_hcw *last,
+					 unsigned int n)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)h);
+
+	dlb2_sfence();
+	for (; n > 4; n -= 4) {
+		_mm_stream_si128((__m128i *)pp, v);
+		dlb2_sfence();
+		_mm_stream_si128((__m128i *)pp, v);
+		dlb2_sfence();
+		_mm_stream_si128((__m128i *)pp, v);
+		dlb2_sfence();
+		_mm_stream_si128((__m128i *)pp, v);
 		dlb2_sfence();
 	}
+	for (; n > 1; n--) {
+		_mm_stream_si128((__m128i *)pp, v);
+		dlb2_sfence();
+	}
+	dlb2_pp_store_sse(pp, last);
 }
 #else
 static inline void dlb2_sfence(void)
@@ -165,6 +227,23 @@ static inline void dlb2_pp_write_sse(uint8_t *pp, const struct dlb2_hcw *h,
 		dlb2_sfence();
 	}
 }
+
+static inline void dlb2_pp_write_rep_movdir64b(uint8_t *pp,
+					       const struct dlb2_hcw *h,
+					       const struct dlb2_hcw *last,
+					       unsigned int n)
+{
+	(void)pp; (void)h; (void)last; (void)n;
+}
+
+static inline void dlb2_pp_write_rep_sse(uint8_t *pp, const struct dlb2_hcw *h,
+					 const struct dlb2_hcw *last,
+					 unsigned int n)
+{
+	for (; n > 1; n--)
+		dlb2_pp_write_sse(pp, h, 1);
+	dlb2_pp_write_sse(pp, last, 1);
+}
 #endif
 
 static inline void dlb2_pp_write(struct dlb2_port *p, const struct dlb2_hcw *h,
@@ -176,6 +255,22 @@ static inline void dlb2_pp_write(struct dlb2_port *p, const struct dlb2_hcw *h,
 		dlb2_pp_write_sse(p->pp, h, n);
 	else
 		dlb2_mem_pp_write(p, h, n);
+}
+
+static inline void dlb2_pp_write_rep(struct dlb2_port *p,
+				     const struct dlb2_hcw *h,
+				     const struct dlb2_hcw *last,
+				     unsigned int n)
+{
+	if (p->pp_mode == DLB2_PP_MOVDIR64B) {
+		dlb2_pp_write_rep_movdir64b(p->pp, h, last, n);
+	} else if (p->pp_mode == DLB2_PP_SSE) {
+		dlb2_pp_write_rep_sse(p->pp, h, last, n);
+	} else {
+		for (; n > 1; n--)
+			dlb2_mem_pp_write(p, h, 1);
+		dlb2_mem_pp_write(p, last, 1);
+	}
 }
 
 /* ------------------------------------------------------------ enqueue */
@@ -224,9 +319,9 @@ static inline unsigned int dlb2_hcw_pool(const struct dlb2_port *p,
  * The burst one HCW at a time: stops exactly at the first HCW without a
  * credit or against a rule.
  */
-static inline int dlb2_enqueue_checked(struct dlb2_port *p,
-				       const struct dlb2_hcw *hcw,
-				       unsigned int n)
+static __attribute__((noinline, cold, unused))
+int dlb2_enqueue_checked(struct dlb2_port *p, const struct dlb2_hcw *hcw,
+			 unsigned int n)
 {
 	unsigned int i, c, tok, pool;
 	int err = 0;
@@ -270,24 +365,13 @@ static inline bool dlb2_credits_have(struct dlb2_port *p, unsigned int pool,
 	return true;
 }
 
-/**
- * dlb2_enqueue_burst() - write up to @n HCWs to the port's PP
- *
- * Takes the credits the QEs need and accounts for completions and token
- * returns the HCWs carry.  Stops at the first HCW that has no credit or
- * breaks a rule; the HCWs before it are written.
- *
- * Return: HCWs written; if none, -ENOSPC (no credit) or -EINVAL.
- */
-static inline int dlb2_enqueue_burst(struct dlb2_port *p,
-				     const struct dlb2_hcw *hcw,
-				     unsigned int n)
+/* A burst of several commands: what it needs, counted HCW by HCW. */
+static __attribute__((noinline, unused))
+int dlb2_enqueue_counted(struct dlb2_port *p, const struct dlb2_hcw *hcw,
+			 unsigned int n)
 {
 	unsigned int i, c, cr, all = 0, nqe = 0, ndir = 0, ncomp = 0;
 
-	if (!n)
-		return 0;
-	/* what the whole burst needs */
 	for (i = 0; i < n; i++) {
 		c = dlb2_cmd_props(hcw[i].cmd);
 		all |= c;
@@ -316,18 +400,111 @@ static inline int dlb2_enqueue_burst(struct dlb2_port *p,
 	return (int)n;
 }
 
+/*
+ * Bytes 8..15 of an HCW (opaque, qid, sched, lock_id, misc, cmd) as one
+ * word, and where the command and the scheduling type are in it.
+ */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define DLB2_HI_CMD_SHIFT	56
+#define DLB2_HI_SCHED_SHIFT	24
+#else
+#define DLB2_HI_CMD_SHIFT	0
+#define DLB2_HI_SCHED_SHIFT	32
+#endif
+#define DLB2_HI_CMD		(0xffull << DLB2_HI_CMD_SHIFT)
+#define DLB2_HI_SCHED_TYPE	(0x3ull << DLB2_HI_SCHED_SHIFT)
+
+static inline uint64_t dlb2_hcw_hi(const struct dlb2_hcw *h)
+{
+	uint64_t w;
+
+	memcpy(&w, (const uint8_t *)h + 8, sizeof(w));
+	return w;
+}
+
+/**
+ * dlb2_enqueue_burst() - write up to @n HCWs to the port's PP
+ *
+ * Takes the credits the QEs need and accounts for completions and token
+ * returns the HCWs carry.  Stops at the first HCW that has no credit or
+ * breaks a rule; the HCWs before it are written.
+ *
+ * Return: HCWs written; if none, -ENOSPC (no credit) or -EINVAL.
+ */
+static inline int dlb2_enqueue_burst(struct dlb2_port *p,
+				     const struct dlb2_hcw *hcw,
+				     unsigned int n)
+{
+	uint64_t any = 0, every = ~0ull, w, diff;
+	unsigned int i, c, pool, ndir;
+
+	if (dlb2_unlikely(!n))
+		return 0;
+	/*
+	 * The usual burst: one command.  Two instructions per HCW tell: the
+	 * bits that differ between the HCWs are those set in some, not all.
+	 */
+	for (i = 0; i < n; i++) {
+		w = dlb2_hcw_hi(&hcw[i]);
+		any |= w;
+		every &= w;
+	}
+	diff = any ^ every;
+	if (dlb2_unlikely(diff & DLB2_HI_CMD))
+		return dlb2_enqueue_counted(p, hcw, n);
+	/* what the one command needs, n times */
+	c = dlb2_cmd_props((uint8_t)(every >> DLB2_HI_CMD_SHIFT));
+	if (dlb2_unlikely((c & (DLB2_C_BAD | DLB2_C_TOK1 | DLB2_C_TOKN |
+				p->deny)) ||
+			  ((c & DLB2_C_COMP) && n > p->comps)))
+		return dlb2_enqueue_checked(p, hcw, n);
+	if (!(c & DLB2_C_CREDIT)) {
+		/* no credit needed */
+	} else if (dlb2_likely(!p->dir_pool || !(diff & DLB2_HI_SCHED_TYPE))) {
+		/* one pool (the scheduling type decides only on DLB 2.0) */
+		pool = ((every >> DLB2_HI_SCHED_SHIFT) & 3) ==
+		       DLB2_SCHED_DIRECTED ? p->dir_pool : 0;
+		if (dlb2_unlikely(!dlb2_credits_have(p, pool, n)))
+			return dlb2_enqueue_checked(p, hcw, n);
+		p->cache[pool] -= n;
+	} else {
+		/* DLB 2.0, QEs for load-balanced and directed queues */
+		for (i = 0, ndir = 0; i < n; i++)
+			ndir += (hcw[i].sched & 3) == DLB2_SCHED_DIRECTED;
+		if (!dlb2_credits_have(p, 0, n - ndir) ||
+		    !dlb2_credits_have(p, p->dir_pool, ndir))
+			return dlb2_enqueue_checked(p, hcw, n);
+		p->cache[0] -= n - ndir;
+		p->cache[p->dir_pool] -= ndir;
+	}
+	if (c & DLB2_C_COMP)
+		p->comps -= n;
+	dlb2_pp_write(p, hcw, n);
+	return (int)n;
+}
+
+/* BAT_Ts returning @t (>= 1) tokens, 1024 at most each. */
+static inline void dlb2_write_bat_t(struct dlb2_port *p, uint32_t t)
+{
+	struct dlb2_hcw h;
+
+	for (; dlb2_unlikely(t > DLB2_MAX_TOKENS); t -= DLB2_MAX_TOKENS) {
+		dlb2_hcw_bat_t(&h, DLB2_MAX_TOKENS);
+		dlb2_pp_write(p, &h, 1);
+	}
+	dlb2_hcw_bat_t(&h, t);
+	dlb2_pp_write(p, &h, 1);
+}
+
 /* Return every token of QEs dequeued so far. */
 static inline void dlb2_return_tokens(struct dlb2_port *p)
 {
-	struct dlb2_hcw h;
-	unsigned int n;
+	uint32_t t = p->tokens;
 
-	while (p->tokens) {
-		n = p->tokens < DLB2_MAX_TOKENS ? p->tokens : DLB2_MAX_TOKENS;
-		dlb2_hcw_bat_t(&h, n);
-		p->tokens -= n;
-		dlb2_pp_write(p, &h, 1);
-	}
+	if (!t)
+		return;
+	p->tokens = 0;
+	dlb2_write_bat_t(p, t);
 }
 
 /**
@@ -338,22 +515,21 @@ static inline void dlb2_return_tokens(struct dlb2_port *p)
  */
 static inline int dlb2_release(struct dlb2_port *p, unsigned int n)
 {
-	struct dlb2_hcw h[4];
-	unsigned int i, k;
+	struct dlb2_hcw comp, last;
 
-	if (!p->ldb || n > p->comps)
+	if (dlb2_unlikely(!p->ldb || n > p->comps))
 		return -EINVAL;
+	if (dlb2_unlikely(!n))
+		return 0;
 	p->comps -= n;
-	for (i = 0; i < n; i += k) {
-		k = n - i < 4 ? n - i : 4;
-		for (unsigned int j = 0; j < k; j++)
-			dlb2_hcw_comp(&h[j]);
-		if (i + k == n && p->tokens && p->tokens <= DLB2_MAX_TOKENS) {
-			dlb2_hcw_comp_t(&h[k - 1], p->tokens);
-			p->tokens = 0;
-		}
-		dlb2_pp_write(p, h, k);
+	dlb2_hcw_comp(&comp);
+	if (p->tokens && p->tokens <= DLB2_MAX_TOKENS) {
+		dlb2_hcw_comp_t(&last, p->tokens);
+		p->tokens = 0;
+	} else {
+		last = comp;
 	}
+	dlb2_pp_write_rep(p, &comp, &last, n);
 	return (int)n;
 }
 
@@ -396,25 +572,104 @@ static inline bool dlb2_cq_ready(const struct dlb2_port *p)
 	       dlb2_cq_gen(p, p->cq_idx);
 }
 
-/* Copy out up to @max new entries and advance, with no token or credit. */
-static inline unsigned int dlb2_cq_poll(struct dlb2_port *p,
-					struct dlb2_cq_entry *out,
-					unsigned int max)
+/*
+ * Copy out up to @k entries from @e on, @stride bytes apart, all of one lap
+ * of the ring, so all valid ones carry generation @gen; stop at the first
+ * that does not.  Each entry's status byte is read before its data: four
+ * status bytes first, then (acquire) the four entries they validate.
+ * Inlined with @gen a constant, the check of four is three ANDs (gen 1) or
+ * ORs (gen 0) and one test.
+ */
+static inline __attribute__((always_inline)) unsigned int
+dlb2_cq_copy(const uint8_t *e, size_t stride, uint8_t gen,
+	     struct dlb2_cq_entry *__restrict out, unsigned int k)
 {
-	uint32_t idx = p->cq_idx;
-	unsigned int n;
+	const size_t st = offsetof(struct dlb2_cq_entry, status);
+	uint8_t s0, s1, s2, s3, s;
+	unsigned int i = k;
 
-	for (n = 0; n < max; n++) {
-		const struct dlb2_cq_entry *e = dlb2_cq_entry_at(p, idx);
-		uint8_t st = __atomic_load_n(&e->status, __ATOMIC_ACQUIRE);
-
-		/* the gen byte first: the rest is valid once it matches */
-		if ((st & DLB2_CQ_GEN) != dlb2_cq_gen(p, idx))
+	for (; i >= 4; i -= 4, out += 4, e += 4 * stride) {
+		s0 = __atomic_load_n(&e[st], __ATOMIC_RELAXED);
+		s1 = __atomic_load_n(&e[stride + st], __ATOMIC_RELAXED);
+		s2 = __atomic_load_n(&e[2 * stride + st], __ATOMIC_RELAXED);
+		s3 = __atomic_load_n(&e[3 * stride + st], __ATOMIC_RELAXED);
+		s = gen ? s0 & s1 & s2 & s3 : s0 | s1 | s2 | s3;
+		if (dlb2_unlikely((s & DLB2_CQ_GEN) != gen))
+			break;		/* the rest one by one */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		memcpy(&out[0], e, sizeof(*out));
+		memcpy(&out[1], e + stride, sizeof(*out));
+		memcpy(&out[2], e + 2 * stride, sizeof(*out));
+		memcpy(&out[3], e + 3 * stride, sizeof(*out));
+	}
+	for (; i; i--, out++, e += stride) {
+		s = __atomic_load_n(&e[st], __ATOMIC_ACQUIRE);
+		if ((s & DLB2_CQ_GEN) != gen)
 			break;
-		memcpy(&out[n], e, sizeof(*e));
-		idx += p->cq_step;
+		memcpy(out, e, sizeof(*out));
+	}
+	return k - i;
+}
+
+static unsigned int dlb2_cq_poll_laps(struct dlb2_port *p,
+				      struct dlb2_cq_entry *out,
+				      unsigned int max);
+
+/* Copy out up to @max new entries and advance, with no token or credit. */
+static inline __attribute__((always_inline)) unsigned int
+dlb2_cq_poll(struct dlb2_port *p, struct dlb2_cq_entry *out, unsigned int max)
+{
+	uint32_t idx = p->cq_idx, step = p->cq_step, mask = p->cq_mask;
+	uint32_t off = idx & mask, shift = p->cq_shift;
+	const uint8_t *cq = p->cq, *e;
+	unsigned int n;
+	uint8_t s;
+
+	/*
+	 * Up to the end of the ring the entries are of one generation:
+	 * a burst of four or more that stays there is copied by groups.
+	 */
+	if (max >= 4 && off + (uint64_t)max * step <= mask + 1ull) {
+		e = cq + (off << 4);
+		if (dlb2_cq_gen(p, idx))
+			n = dlb2_cq_copy(e, (size_t)step << 4, 1, out, max);
+		else
+			n = dlb2_cq_copy(e, (size_t)step << 4, 0, out, max);
+		p->cq_idx = idx + n * step;
+		return n;
+	}
+	if (dlb2_unlikely(max >= 4))
+		return dlb2_cq_poll_laps(p, out, max);
+	/* a few: one by one, each with the generation of its lap */
+	for (n = 0; n < max; n++, idx += step) {
+		e = cq + ((idx & mask) << 4);
+		s = __atomic_load_n(&e[offsetof(struct dlb2_cq_entry, status)],
+				    __ATOMIC_ACQUIRE);
+		if ((s & DLB2_CQ_GEN) != !((idx >> shift) & 1))
+			break;
+		memcpy(&out[n], e, sizeof(*out));
 	}
 	p->cq_idx = idx;
+	return n;
+}
+
+/* The same lap by lap: up to the wrap, then on with the next generation. */
+static __attribute__((noinline, unused))
+unsigned int dlb2_cq_poll_laps(struct dlb2_port *p, struct dlb2_cq_entry *out,
+			       unsigned int max)
+{
+	unsigned int k, got, n = 0;
+
+	while (n < max) {
+		k = (p->cq_mask + 1 - (p->cq_idx & p->cq_mask)) /
+		    p->cq_step;
+		if (k > max - n)
+			k = max - n;
+		got = dlb2_cq_poll(p, out + n, k);
+		n += got;
+		if (got < k)
+			break;
+	}
 	return n;
 }
 
@@ -436,8 +691,10 @@ static inline int dlb2_dequeue_burst(struct dlb2_port *p,
 				     unsigned int max)
 {
 	unsigned int n, pool = p->deq_pool;
+	bool defer = p->flags & DLB2_OPEN_DEFER_POP;
+	uint64_t c;
 
-	if (p->flags & DLB2_OPEN_DEFER_POP)
+	if (defer)
 		dlb2_return_tokens(p);
 	n = dlb2_cq_poll(p, out, max);
 	if (!n) {
@@ -446,15 +703,21 @@ static inline int dlb2_dequeue_burst(struct dlb2_port *p,
 		return 0;
 	}
 	p->idle = 0;
-	p->tokens += n;
 	if (p->ldb)
 		p->comps += n;
 	/* the device gave the credits back to its pool when it scheduled */
-	p->cache[pool] += n;
-	if (p->cache[pool] >= 2ull * p->quanta)
-		dlb2_credits_put(p, pool, p->cache[pool] - p->quanta);
-	if (!(p->flags & DLB2_OPEN_DEFER_POP))
-		dlb2_return_tokens(p);
+	c = p->cache[pool] + n;
+	p->cache[pool] = c;
+	if (dlb2_unlikely(c >= 2ull * p->quanta))
+		dlb2_credits_put(p, pool, c - p->quanta);
+	if (defer) {
+		p->tokens += n;
+	} else {
+		/* with those not returned yet, if any */
+		c = p->tokens + n;
+		p->tokens = 0;
+		dlb2_write_bat_t(p, (uint32_t)c);
+	}
 	return (int)n;
 }
 
