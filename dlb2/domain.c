@@ -264,6 +264,10 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
  * @why: set to the reason of a failure
  * @len: size of @why
  *
+ * The port devices are created first and can be opened only once every
+ * one of them exists, so that a failure leaves no opener and no P2P
+ * holder behind.
+ *
  * Return: the domain, or an ERR_PTR: -EINVAL for an inconsistent
  * description, -ENOSPC when the device lacks a resource, -ENOMEM; nothing
  * is left allocated or programmed on failure.
@@ -320,14 +324,17 @@ struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 	if (ret)
 		goto err_reset;
 	for (i = 0; i < dom->num_ports; i++) {
-		ret = dlb2_port_publish(dom->ports[i], dlb2_cfs_dev_id(dlb2));
+		ret = dlb2_port_cdev_add(dom->ports[i], dlb2_cfs_dev_id(dlb2));
 		if (ret)
 			goto err_unpublish;
 	}
+	for (i = 0; i < dom->num_ports; i++)
+		dlb2_port_cdev_enable(dom->ports[i]);
 	dlb2->domains[dom->res.id] = dom;
 	return dom;
 
 err_unpublish:
+	/* None could be opened yet: no holder to call. */
 	while (i--)
 		dlb2_port_revoke(dom->ports[i]);
 	dlb2_domain_sysfs_del(dom);

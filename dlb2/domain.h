@@ -228,7 +228,8 @@ void dlb2_pending_work(struct work_struct *work);
 void dlb2_port_cq_resume(struct dlb2_port *port);
 
 /* port.c */
-int dlb2_port_publish(struct dlb2_port *port, int dev_id);
+int dlb2_port_cdev_add(struct dlb2_port *port, int dev_id);
+void dlb2_port_cdev_enable(struct dlb2_port *port);
 void dlb2_port_revoke(struct dlb2_port *port);
 void dlb2_port_put(struct dlb2_port *port);
 int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev);

@@ -35,7 +35,12 @@
 static dev_t dlb2_devt;
 static struct cdev dlb2_cdev;
 static struct class *dlb2_class;
-static DEFINE_IDR(dlb2_minors);		/* minor -> port, under dlb2_mutex */
+/*
+ * minor -> port of every port device, under dlb2_mutex; NULL while a
+ * domain's devices are being created (dlb2_port_cdev_add() until
+ * dlb2_port_cdev_enable()).
+ */
+static DEFINE_IDR(dlb2_minors);
 
 /* Bytes of the ring (sparse mode: 64 per entry), and of its mapping. */
 static u32 cq_size(const struct dlb2_port *port)
@@ -409,19 +414,22 @@ static const struct file_operations port_fops = {
 };
 
 /**
- * dlb2_port_publish() - create a port's character device
+ * dlb2_port_cdev_add() - create a port's character device, not yet usable
  * @port: a port of a domain being enabled; dlb2_mutex held
  * @dev_id: N of the device's dlb2_<N>
  *
+ * Until dlb2_port_cdev_enable(), an open of the device answers ENODEV, so
+ * that a domain whose enable fails later leaves no opener behind.
+ *
  * Return: 0 or a negative errno.
  */
-int dlb2_port_publish(struct dlb2_port *port, int dev_id)
+int dlb2_port_cdev_add(struct dlb2_port *port, int dev_id)
 {
 	struct device *dev;
 	int minor;
 
 	/* Cyclic: a stale node or path does not soon name a new port. */
-	minor = idr_alloc_cyclic(&dlb2_minors, port, 0, DLB2_MAX_PORT_MINORS,
+	minor = idr_alloc_cyclic(&dlb2_minors, NULL, 0, DLB2_MAX_PORT_MINORS,
 				 GFP_KERNEL);
 	if (minor < 0)
 		return minor;
@@ -436,6 +444,15 @@ int dlb2_port_publish(struct dlb2_port *port, int dev_id)
 	}
 	port->cdev_dev = dev;
 	return 0;
+}
+
+/**
+ * dlb2_port_cdev_enable() - let user space open a port's character device
+ * @port: a port dlb2_port_cdev_add() succeeded for; dlb2_mutex held
+ */
+void dlb2_port_cdev_enable(struct dlb2_port *port)
+{
+	idr_replace(&dlb2_minors, port, MINOR(port->devt));
 }
 
 /**
