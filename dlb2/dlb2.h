@@ -3,25 +3,32 @@
  * Intel Dynamic Load Balancer (DLB 2.0 / 2.5) PF driver: device structure.
  *
  * Locking
- * - dlb2_mutex (global, configfs.c) serialises everything that changes the
- *   configuration: configfs stores, mkdir/rmdir, domain enable/disable,
- *   link changes, the pending-unmap worker, probe attaching the device to
- *   its configfs directory and remove detaching it.  It nests inside the
- *   configfs subsystem's su_mutex (held by configfs around make_group()
- *   and drop_item(), taken by domain enable/disable) and outside
- *   dlb2_port.lock.
- * - dlb2.res and dlb2.domains[] are only touched under dlb2_mutex.
- * - The interrupt handlers read dlb2.ports[] without locks: a port is
- *   published before its CQ interrupt is enabled; at teardown its interrupt
- *   is disabled, it is unpublished, synchronize_irq() waits for handlers
- *   that may have looked it up (the vectors are shared by all domains), and
- *   only then is it freed.
+ * - The device lock, one per PCI function (dlb2_cfs_dev.lock in
+ *   configfs.c, reached as *dlb2.lock), serialises everything that
+ *   changes the function's configuration: configfs stores, mkdir/rmdir,
+ *   domain enable/disable, link changes, the pending-unmap worker, probe
+ *   attaching the device to its configfs directory and remove detaching
+ *   it.  It lives in the function's dlb2_<N> directory, which outlives
+ *   every binding, so that configfs items of an unbound device lock the
+ *   same mutex; dlb2_cfs_dev.dlb2 is set and cleared under it.  It nests
+ *   inside the configfs subsystem's su_mutex (held by configfs around
+ *   make_group() and drop_item(), taken by domain enable/disable) and
+ *   outside dlb2_minors_lock (port.c) and dlb2_port.lock.  Different
+ *   devices' locks are never held together.
+ * - dlb2.state, dlb2.res and dlb2.domains[] are only touched under the
+ *   device lock.
+ * - The interrupt handlers read dlb2.ldb_ports[] and dlb2.dir_ports[]
+ *   without locks: a port is published before its CQ interrupt is
+ *   enabled; at teardown its interrupt is disabled, it is unpublished,
+ *   synchronize_irq() waits for handlers that may have looked it up (the
+ *   vectors are shared by all domains), and only then is it freed.
  */
 #ifndef __DLB2_H
 #define __DLB2_H
 
 #include <linux/atomic.h>
 #include <linux/interrupt.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -54,6 +61,8 @@ enum dlb2_alarm {
  * @csr_base: BAR2 mapping (configuration and status registers)
  * @func_phys: bus address of BAR0, for user mappings of producer ports
  * @num_dir_ports: 64 (2.0) or 96 (2.5)
+ * @lock: the device lock (dlb2_cfs_dev.lock, see "Locking" above)
+ * @state: whether domains can be enabled
  * @cfs: the device's configfs directory (dlb2_<N>)
  * @res: free hardware resources
  * @domains: enabled domains by hardware id
@@ -78,7 +87,8 @@ enum dlb2_state {
 struct dlb2 {
 	struct pci_dev *pdev;
 	u32 ver;
-	enum dlb2_state state;	/* under dlb2_mutex */
+	struct mutex *lock;	/* the device lock, see "Locking" above */
+	enum dlb2_state state;
 	void __iomem *func_base;
 	void __iomem *csr_base;
 	phys_addr_t func_phys;
@@ -116,7 +126,6 @@ static inline const char *dlb2_ver_str(struct dlb2 *dlb2)
 }
 
 /* configfs.c */
-extern struct mutex dlb2_mutex;
 int dlb2_configfs_init(void);
 void dlb2_configfs_exit(void);
 int dlb2_configfs_attach(struct dlb2 *dlb2);

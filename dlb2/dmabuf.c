@@ -172,7 +172,8 @@ static void dlb2_dmabuf_revoke(void *priv)
 
 /**
  * dlb2_dmabuf_export() - a dma-buf of a port's producer-port window
- * @port: the port; dlb2_mutex held, so that it cannot be revoked meanwhile
+ * @port: the port; the device lock held, so that it cannot be revoked
+ *	  meanwhile
  * @flags: file flags of the new descriptor (O_CLOEXEC)
  *
  * Return: a new file descriptor, or a negative errno (-ENODEV when the
@@ -184,7 +185,7 @@ int dlb2_dmabuf_export(struct dlb2_port *port, int flags)
 	struct dlb2_dmabuf *d;
 	int fd;
 
-	lockdep_assert_held(&dlb2_mutex);
+	lockdep_assert_held(port->dev_lock);
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;

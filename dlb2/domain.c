@@ -6,7 +6,7 @@
  * resources are allocated, the hardware programmed and started, and the
  * ports published; any failure undoes every step.  Disabling revokes the
  * ports from user space first, then drains and resets the hardware and
- * gives the resources back.  Callers hold dlb2_mutex.
+ * gives the resources back.  Callers hold the device lock (dlb2.lock).
  */
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
@@ -109,6 +109,7 @@ static struct dlb2_port *alloc_port(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	mutex_init(&port->p2p_lock);
 	INIT_LIST_HEAD(&port->p2p);
 	init_waitqueue_head(&port->wq);
+	port->dev_lock = dlb2->lock;
 	port->dlb2 = dlb2;
 	port->dom = dom;
 	port->ldb = d->ldb;
@@ -221,12 +222,16 @@ static void init_credit_page(struct dlb2_domain *dom)
 		dom->res.req.dir_credits;
 }
 
-/* Undo program() and setup_*(): the hardware is reset, memory freed. */
+/*
+ * Undo program() and setup_*(): the hardware is reset, memory freed, and
+ * the resources go back to the device.  Device lock held.
+ */
 static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		     bool programmed)
 {
 	unsigned int i;
 
+	lockdep_assert_held(dlb2->lock);
 	if (programmed) {
 		dlb2_hw_domain_reset(dlb2, dom);
 		/*
@@ -264,9 +269,9 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
  * @why: set to the reason of a failure
  * @len: size of @why
  *
- * The port devices are created first and can be opened only once every
- * one of them exists, so that a failure leaves no opener and no P2P
- * holder behind.
+ * Called with the device lock held.  The port devices are created first
+ * and can be opened only once every one of them exists, so that a failure
+ * leaves no opener and no P2P holder behind.
  *
  * Return: the domain, or an ERR_PTR: -EINVAL for an inconsistent
  * description, -ENOSPC when the device lacks a resource, -ENOMEM; nothing
@@ -282,6 +287,7 @@ struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 	unsigned int i;
 	int ret;
 
+	lockdep_assert_held(dlb2->lock);
 	ret = dlb2_domain_check(desc, is_v2_5, why, len);
 	if (ret)
 		return ERR_PTR(ret);
@@ -352,7 +358,7 @@ err_teardown:
 
 /**
  * dlb2_domain_disable() - revoke, drain, reset and free a domain
- * @dom: an enabled domain
+ * @dom: an enabled domain; the device lock held
  *
  * User mappings of its ports are revoked before the hardware is reset, so
  * that no producer writes into ports that another domain gets next.
@@ -362,6 +368,7 @@ void dlb2_domain_disable(struct dlb2_domain *dom)
 	struct dlb2 *dlb2 = dom->dlb2;
 	unsigned int i;
 
+	lockdep_assert_held(dlb2->lock);
 	for (i = 0; i < dom->num_ports; i++)
 		dlb2_port_revoke(dom->ports[i]);
 	dlb2_domain_sysfs_del(dom);
@@ -476,7 +483,7 @@ void dlb2_pending_work(struct work_struct *work)
 	bool again = false;
 	unsigned int d, i, s;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(dlb2->lock);
 	for (d = 0; d < DLB2_MAX_DOMAINS; d++) {
 		struct dlb2_domain *dom = dlb2->domains[d];
 
@@ -498,5 +505,5 @@ void dlb2_pending_work(struct work_struct *work)
 	}
 	if (again)
 		schedule_delayed_work(&dlb2->pending_work, DLB2_PENDING_RETRY);
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(dlb2->lock);
 }

@@ -118,8 +118,12 @@ struct dlb2_queue {
 
 /**
  * struct dlb2_port - an enabled port
- * @ref: held by the domain while enabled and by an open file
+ * @ref: held by the domain while enabled, by an open file and by each
+ *	 P2P holder
  * @lock: protects @dlb2, @dom, @file, and the revocation below
+ * @dev_lock: the device lock (dlb2.lock), for the file's release: unlike
+ *	      @dlb2 it stays valid after revocation (it lives as long as the
+ *	      device's configfs directory, i.e. the module)
  * @dlb2: the device, NULL once the port is revoked
  * @dom: its domain, NULL once revoked
  * @file: the one open file, or NULL
@@ -151,6 +155,7 @@ struct dlb2_queue {
 struct dlb2_port {
 	struct kref ref;
 	struct mutex lock;	/* see the kernel-doc above */
+	struct mutex *dev_lock;
 	struct dlb2 *dlb2;
 	struct dlb2_domain *dom;
 	struct file *file;

@@ -8,7 +8,7 @@
  * (a mutex) protects the list and is held while revoke callbacks run, so
  * that dlb2_p2p_put() returns only once no callback of its handle runs;
  * port->lock protects what the handle maps (the port being live).  Order:
- * dlb2_mutex, then p2p_lock, then port->lock.
+ * the device lock (dlb2.lock), then p2p_lock, then port->lock.
  */
 #include <linux/iommu.h>
 #include <linux/mm.h>
@@ -322,8 +322,8 @@ EXPORT_SYMBOL_GPL(dlb2_p2p_cpu_addr);
  * @port: a port just marked dead (port->dlb2 == NULL), or whose file is
  *	  being released
  *
- * Called from dlb2_port_revoke() and the port file's release, dlb2_mutex
- * held, port->lock not held.  Pins taken afterwards (through a new open of
+ * Called from dlb2_port_revoke() and the port file's release, the device
+ * lock held, port->lock not held.  Pins taken afterwards (through a new open of
  * a live port) are not affected.
  */
 void dlb2_p2p_revoke_all(struct dlb2_port *port)
