@@ -15,7 +15,9 @@
  * Each dlb2_<N> directory has the device lock of its PCI function
  * (dlb2_cfs_dev.lock, dlb2.h "Locking"): every store, show and make/drop
  * below it takes that lock, under which dlb2_cfs_dev.dlb2 says whether
- * (and which) device is bound.
+ * (and which) device is bound.  Disabling a domain revokes its ports under
+ * the lock and calls their P2P holders once the lock, and su_mutex, are
+ * dropped.
  *
  * The dlb2_<N> directories are created at the first probe of a PCI function
  * and live until the module is unloaded, so that an unbind never has to
@@ -845,13 +847,24 @@ static void release_items(struct dlb2_cfs_domain *dom)
 	walk_held_items(dom, undepend_one, NULL);
 }
 
-static void domain_disable(struct dlb2_cfs_domain *dom, const char *status)
+/*
+ * First step of disabling an enabled domain, device lock held: its items
+ * are let go, it is disabled as far as configfs is concerned (it can be
+ * changed and enabled again at once) and its hardware domain is revoked.
+ * Return: the hardware domain, for dlb2_domain_release() once the caller
+ * has dropped the device lock (and su_mutex).
+ */
+static struct dlb2_domain *domain_stop(struct dlb2_cfs_domain *dom,
+				       const char *status)
 {
+	struct dlb2_domain *hw = dom->hw;
+
 	lockdep_assert_held(&dom->dev->lock);
 	release_items(dom);
-	dlb2_domain_disable(dom->hw);
+	dlb2_domain_revoke(hw);
 	WRITE_ONCE(dom->hw, NULL);
 	strscpy(dom->status, status, sizeof(dom->status));
+	return hw;
 }
 
 /* The description of a domain, for domain.c; NULL on -ENOMEM. */
@@ -969,6 +982,7 @@ static ssize_t domain_enable_store(struct config_item *item, const char *page,
 				   size_t count)
 {
 	struct dlb2_cfs_domain *dom = to_dom(item);
+	struct dlb2_domain *hw = NULL;
 	bool on;
 	int ret = 0;
 
@@ -980,9 +994,12 @@ static ssize_t domain_enable_store(struct config_item *item, const char *page,
 	if (on && !dom->hw)
 		ret = domain_enable(dom);
 	else if (!on && dom->hw)
-		domain_disable(dom, "disabled");
+		hw = domain_stop(dom, "disabled");
 	mutex_unlock(&dom->dev->lock);
 	mutex_unlock(&dlb2_subsys.su_mutex);
+	/* The holders' callbacks, then the reset, with no lock held. */
+	if (hw)
+		dlb2_domain_release(hw);
 	return ret ? ret : count;
 }
 
@@ -1047,12 +1064,20 @@ static struct config_group *domains_make(struct config_group *group,
 static void domains_drop(struct config_group *group, struct config_item *item)
 {
 	struct dlb2_cfs_domain *dom = to_dom(item);
+	struct dlb2_domain *hw = NULL;
 
 	mutex_lock(&dom->dev->lock);
 	if (dom->hw)
-		domain_disable(dom, "disabled");
+		hw = domain_stop(dom, "disabled");
 	list_del(&dom->node);
 	mutex_unlock(&dom->dev->lock);
+	/*
+	 * Not reached with holders: an enabled domain has ports, which it
+	 * holds (depend), so rmdir of it fails with ENOTEMPTY and no holder's
+	 * callback runs here under su_mutex.
+	 */
+	if (hw)
+		dlb2_domain_release(hw);
 	config_item_put(item);
 }
 
@@ -1147,13 +1172,37 @@ int dlb2_configfs_attach(struct dlb2 *dlb2)
 	return 0;
 }
 
-static void disable_all(struct dlb2_cfs_dev *dev, const char *status)
+/*
+ * Revoke every enabled domain of @dev (device lock held); they go on
+ * @revoked, for release_all() once the lock is dropped.
+ */
+static void stop_all(struct dlb2_cfs_dev *dev, const char *status,
+		     struct list_head *revoked)
 {
 	struct dlb2_cfs_domain *dom;
+	struct dlb2_domain *hw;
 
-	list_for_each_entry(dom, &dev->domains, node)
-		if (dom->hw)
-			domain_disable(dom, status);
+	list_for_each_entry(dom, &dev->domains, node) {
+		if (!dom->hw)
+			continue;
+		hw = domain_stop(dom, status);
+		list_add_tail(&hw->release_node, revoked);
+	}
+}
+
+/*
+ * Release the domains stop_all() revoked, with no lock held, then wait for
+ * those that other threads revoked and still release.
+ */
+static void release_all(struct dlb2 *dlb2, struct list_head *revoked)
+{
+	struct dlb2_domain *hw, *tmp;
+
+	list_for_each_entry_safe(hw, tmp, revoked, release_node) {
+		list_del(&hw->release_node);
+		dlb2_domain_release(hw);
+	}
+	dlb2_domains_wait_released(dlb2);
 }
 
 /**
@@ -1161,15 +1210,19 @@ static void disable_all(struct dlb2_cfs_dev *dev, const char *status)
  * @dlb2: the device
  *
  * The directories stay; their domains read "error: device removed".
+ * Returns once no domain of the device is left, its holders' callbacks
+ * having returned.
  */
 void dlb2_configfs_detach(struct dlb2 *dlb2)
 {
 	struct dlb2_cfs_dev *dev = dlb2->cfs;
+	LIST_HEAD(revoked);
 
 	mutex_lock(&dev->lock);
-	disable_all(dev, "error: device removed");
+	stop_all(dev, "error: device removed", &revoked);
 	dev->dlb2 = NULL;
 	mutex_unlock(&dev->lock);
+	release_all(dlb2, &revoked);
 	cancel_delayed_work_sync(&dlb2->pending_work);
 }
 
@@ -1178,16 +1231,18 @@ void dlb2_configfs_detach(struct dlb2 *dlb2)
  * @dlb2: the device
  *
  * Their domains read "error: device reset"; they can be enabled again once
- * the reset is done.
+ * the reset is done.  Returns once no domain of the device is left.
  */
 void dlb2_configfs_reset(struct dlb2 *dlb2)
 {
 	struct dlb2_cfs_dev *dev = dlb2->cfs;
+	LIST_HEAD(revoked);
 
 	mutex_lock(&dev->lock);
-	disable_all(dev, "error: device reset");
+	stop_all(dev, "error: device reset", &revoked);
 	dlb2->state = DLB2_STATE_RESETTING;	/* until dlb2_reset_done() */
 	mutex_unlock(&dev->lock);
+	release_all(dlb2, &revoked);
 	cancel_delayed_work_sync(&dlb2->pending_work);
 }
 

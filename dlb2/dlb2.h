@@ -15,8 +15,12 @@
  *   make_group() and drop_item(), taken by domain enable/disable) and
  *   outside dlb2_minors_lock (port.c) and dlb2_port.lock.  Different
  *   devices' locks are never held together.
- * - dlb2.state, dlb2.res and dlb2.domains[] are only touched under the
- *   device lock.
+ * - dlb2.state, dlb2.res, dlb2.domains[] and dlb2.dying are only touched
+ *   under the device lock.
+ * - The revoke callbacks of a port's P2P holders run with no dlb2 lock
+ *   held: a domain is revoked under the device lock, its holders are
+ *   called without it, then it is reset and freed under it again
+ *   (domain.c); remove and reset wait until dlb2.dying is 0.
  * - The interrupt handlers read dlb2.ldb_ports[] and dlb2.dir_ports[]
  *   without locks: a port is published before its CQ interrupt is
  *   enabled; at teardown its interrupt is disabled, it is unpublished,
@@ -31,6 +35,7 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/dlb2.h>
 
@@ -66,6 +71,9 @@ enum dlb2_alarm {
  * @cfs: the device's configfs directory (dlb2_<N>)
  * @res: free hardware resources
  * @domains: enabled domains by hardware id
+ * @dying: domains taken from user space whose holders are being revoked
+ *	   and whose hardware is not yet reset and freed
+ * @dying_wq: woken when @dying drops
  * @ldb_ports: enabled load-balanced ports by hardware id (interrupts)
  * @dir_ports: enabled directed ports by hardware id (interrupts)
  * @pending_work: retries unmaps that wait for a port's completions
@@ -87,7 +95,7 @@ enum dlb2_state {
 struct dlb2 {
 	struct pci_dev *pdev;
 	u32 ver;
-	struct mutex *lock;	/* the device lock, see "Locking" above */
+	struct mutex *lock;	/* see "Locking" above */
 	enum dlb2_state state;
 	void __iomem *func_base;
 	void __iomem *csr_base;
@@ -96,6 +104,8 @@ struct dlb2 {
 	struct dlb2_cfs_dev *cfs;
 	struct dlb2_resources res;
 	struct dlb2_domain *domains[DLB2_MAX_DOMAINS];
+	unsigned int dying;
+	wait_queue_head_t dying_wq;
 	struct dlb2_port *ldb_ports[DLB2_MAX_LDB_PORTS];
 	struct dlb2_port *dir_ports[DLB2_MAX_DIR_PORTS];
 	struct delayed_work pending_work;

@@ -87,6 +87,7 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	dlb2->num_dir_ports = dlb2->ver == DLB2_HW_V2_5 ? 96 : 64;
 	dlb2_resources_init(&dlb2->res, dlb2->ver == DLB2_HW_V2_5);
 	INIT_DELAYED_WORK(&dlb2->pending_work, dlb2_pending_work);
+	init_waitqueue_head(&dlb2->dying_wq);
 
 	ret = pcim_enable_device(pdev);
 	if (ret)

@@ -194,10 +194,12 @@ static int port_release(struct inode *inode, struct file *file)
 	/*
 	 * The pins and dma-bufs taken through this file go with it, before
 	 * the CQ is recovered: a later opener of the port (another process,
-	 * perhaps) receives nothing their devices write.
+	 * perhaps) receives nothing their devices write.  Their callbacks
+	 * run with no dlb2 lock held; no new one can be taken meanwhile
+	 * (that needs the file or one of its mappings).
 	 */
-	mutex_lock(port->dev_lock);
 	dlb2_p2p_revoke_all(port);
+	mutex_lock(port->dev_lock);
 	mutex_lock(&port->lock);
 	if (port->dlb2)
 		dlb2_port_release_cq(port);
@@ -400,12 +402,7 @@ static long port_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DLB2_IOC_EXPORT_DMABUF:
 		if (arg & ~O_CLOEXEC)
 			return -EINVAL;
-		mutex_lock(port->dev_lock);
-		ret = -ENODEV;
-		if (READ_ONCE(port->dlb2))
-			ret = dlb2_dmabuf_export(port, arg);
-		mutex_unlock(port->dev_lock);
-		return ret;
+		return dlb2_dmabuf_export(port, arg);
 	default:
 		return -ENOTTY;
 	}
@@ -477,10 +474,12 @@ void dlb2_port_cdev_enable(struct dlb2_port *port)
  * @port: the port; the device lock held
  *
  * Removes the device node, makes every mapping of the open file (if any)
- * fault from now on, wakes its waiters and tells the holders of
- * peer-to-peer pins (which must stop their devices writing to the producer
- * port before their callbacks return).  The file itself stays open until
- * user space closes it; its operations answer ENODEV.
+ * fault from now on and wakes its waiters.  From now on the port is dead
+ * for its peer-to-peer holders as well: no pin, map, CPU address or
+ * dma-buf attach succeeds.  Their callbacks are not called here but by
+ * dlb2_p2p_revoke_all(), once the caller has dropped the device lock.  The
+ * file itself stays open until user space closes it; its operations
+ * answer ENODEV.
  */
 void dlb2_port_revoke(struct dlb2_port *port)
 {
@@ -499,7 +498,6 @@ void dlb2_port_revoke(struct dlb2_port *port)
 		unmap_mapping_range(port->file->f_mapping, 0, 0, 1);
 	mutex_unlock(&port->lock);
 	wake_up_all(&port->wq);
-	dlb2_p2p_revoke_all(port);
 }
 
 static char *port_devnode(DLB2_DEVNODE_CONST struct device *dev,
