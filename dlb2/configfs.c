@@ -10,7 +10,14 @@
  * that rmdir answers EBUSY, and every store answers EBUSY; only links change
  * (the hardware's dynamic map and unmap).  Enable and disable take the
  * subsystem's su_mutex, which configfs holds from make_group() to linking an
- * item and from unlinking it to drop_item(), before dlb2_mutex.
+ * item and from unlinking it to drop_item(), before the device lock.
+ *
+ * Each dlb2_<N> directory has the device lock of its PCI function
+ * (dlb2_cfs_dev.lock, dlb2.h "Locking"): every store, show and make/drop
+ * below it takes that lock, under which dlb2_cfs_dev.dlb2 says whether
+ * (and which) device is bound.  Disabling a domain revokes its ports under
+ * the lock and calls their P2P holders once the lock, and su_mutex, are
+ * dropped.
  *
  * The dlb2_<N> directories are created at the first probe of a PCI function
  * and live until the module is unloaded, so that an unbind never has to
@@ -27,19 +34,20 @@
 
 #include "domain.h"
 
-/* Serialises all configuration; see the locking notes in dlb2.h. */
-DEFINE_MUTEX(dlb2_mutex);
-
 #define DLB2_STATUS_MAX		160
 
-/* /sys/kernel/config/dlb2/dlb2_<N> */
+/*
+ * /sys/kernel/config/dlb2/dlb2_<N>, one per PCI function, created at its
+ * first probe and kept until the module goes.
+ */
 struct dlb2_cfs_dev {
 	struct config_group group;
-	struct list_head node;		/* dlb2_cfs_devs, under dlb2_mutex */
-	struct list_head domains;	/* under dlb2_mutex */
+	struct list_head node;		/* dlb2_cfs_devs, dlb2_cfs_devs_mutex */
+	struct mutex lock;		/* the device lock, see dlb2.h */
+	struct list_head domains;	/* under lock */
 	int id;
 	char pci_name[32];
-	struct dlb2 *dlb2;		/* NULL while unbound */
+	struct dlb2 *dlb2;		/* under lock; NULL while unbound */
 };
 
 struct dlb2_cfs_domain {
@@ -152,14 +160,15 @@ static ssize_t name##_store(struct config_item *item, const char *page,	\
 			    size_t count)				\
 {									\
 	typeof(to_obj(item)) obj = to_obj(item);			\
+	struct dlb2_cfs_domain *dom = dom_of(obj);			\
 	int ret;							\
 									\
-	mutex_lock(&dlb2_mutex);					\
-	if (dom_of(obj)->hw)						\
+	mutex_lock(&dom->dev->lock);					\
+	if (dom->hw)							\
 		ret = -EBUSY;						\
 	else								\
 		ret = (parse);						\
-	mutex_unlock(&dlb2_mutex);					\
+	mutex_unlock(&dom->dev->lock);					\
 	return ret ? ret : count;					\
 }
 
@@ -273,10 +282,10 @@ static ssize_t queue_id_show(struct config_item *item, char *page)
 	struct dlb2_cfs_queue *q = to_queue(item);
 	int id = -1;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&q->dom->dev->lock);
 	if (q->dom->hw && !q->removed)
 		id = q->dom->hw->queues[q->index].id;
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&q->dom->dev->lock);
 	return sprintf(page, "%d\n", id);
 }
 
@@ -335,14 +344,14 @@ static struct config_group *queues_make(struct config_group *group,
 		.atomic_inflights = 64,
 	};
 	config_group_init_type_name(&q->group, name, &queue_type);
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&dom->dev->lock);
 	if (dom->hw) {
-		mutex_unlock(&dlb2_mutex);
+		mutex_unlock(&dom->dev->lock);
 		kfree(q);
 		return ERR_PTR(-EBUSY);
 	}
 	list_add_tail(&q->node, &dom->queues);
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&dom->dev->lock);
 	return &q->group;
 }
 
@@ -350,10 +359,10 @@ static void queues_drop(struct config_group *group, struct config_item *item)
 {
 	struct dlb2_cfs_queue *q = to_queue(item);
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&q->dom->dev->lock);
 	list_del(&q->node);
 	q->removed = true;
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&q->dom->dev->lock);
 	config_item_put(item);
 }
 
@@ -438,7 +447,7 @@ static struct config_group *links_make(struct config_group *group,
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return ERR_PTR(-ENOMEM);
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&dom->dev->lock);
 	q = find_queue(dom, name);
 	if (!q)
 		ret = -ENOENT;
@@ -451,7 +460,7 @@ static struct config_group *links_make(struct config_group *group,
 	else if (dom->hw)
 		ret = dlb2_domain_link(dom->hw, port->index, q->index, 0);
 	if (ret) {
-		mutex_unlock(&dlb2_mutex);
+		mutex_unlock(&dom->dev->lock);
 		kfree(link);
 		return ERR_PTR(ret);
 	}
@@ -460,7 +469,7 @@ static struct config_group *links_make(struct config_group *group,
 	config_item_get(&q->group.cg_item);
 	list_add_tail(&link->node, &port->links);
 	port->num_links++;
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&dom->dev->lock);
 	config_group_init_type_name(&link->group, name, &link_type);
 	return &link->group;
 }
@@ -470,13 +479,13 @@ static void links_drop(struct config_group *group, struct config_item *item)
 	struct dlb2_cfs_link *link = to_link(item);
 	struct dlb2_cfs_port *port = link->port;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&port->dom->dev->lock);
 	if (port->dom->hw && !link->queue->removed)
 		dlb2_domain_unlink(port->dom->hw, port->index,
 				   link->queue->index);
 	list_del(&link->node);
 	port->num_links--;
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&port->dom->dev->lock);
 	config_item_put(item);
 }
 
@@ -609,10 +618,10 @@ static ssize_t port_id_show(struct config_item *item, char *page)
 	struct dlb2_cfs_port *port = to_port(item);
 	int id = -1;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&port->dom->dev->lock);
 	if (port->dom->hw)
 		id = port->dom->hw->ports[port->index]->id;
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&port->dom->dev->lock);
 	return sprintf(page, "%d\n", id);
 }
 
@@ -671,22 +680,24 @@ static struct config_group *ports_make(struct config_group *group,
 	config_group_init_type_name(&port->group, name, &port_type);
 	config_group_init_type_name(&port->links_group, "links", &links_type);
 	configfs_add_default_group(&port->links_group, &port->group);
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&dom->dev->lock);
 	if (dom->hw) {
-		mutex_unlock(&dlb2_mutex);
+		mutex_unlock(&dom->dev->lock);
 		kfree(port);
 		return ERR_PTR(-EBUSY);
 	}
 	list_add_tail(&port->node, &dom->ports);
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&dom->dev->lock);
 	return &port->group;
 }
 
 static void ports_drop(struct config_group *group, struct config_item *item)
 {
-	mutex_lock(&dlb2_mutex);
-	list_del(&to_port(item)->node);
-	mutex_unlock(&dlb2_mutex);
+	struct dlb2_cfs_port *port = to_port(item);
+
+	mutex_lock(&port->dom->dev->lock);
+	list_del(&port->node);
+	mutex_unlock(&port->dom->dev->lock);
 	config_item_put(item);
 }
 
@@ -714,7 +725,10 @@ static ssize_t domain_dir_credits_show(struct config_item *item, char *page)
 	return sprintf(page, "%u\n", to_dom(item)->dir_credits);
 }
 
-/* Credit limits depend on the version of the device behind the domain. */
+/*
+ * Credit limits depend on the version of the device behind the domain
+ * (device lock held: dom->dev->dlb2 is stable).
+ */
 static int parse_credits(struct dlb2_cfs_domain *dom, const char *page,
 			 bool ldb, u32 *val)
 {
@@ -732,11 +746,12 @@ CFS_STORE(domain_dir_credits, to_dom, DDOM,
 
 static ssize_t domain_status_show(struct config_item *item, char *page)
 {
+	struct dlb2_cfs_domain *dom = to_dom(item);
 	ssize_t ret;
 
-	mutex_lock(&dlb2_mutex);
-	ret = sprintf(page, "%s\n", to_dom(item)->status);
-	mutex_unlock(&dlb2_mutex);
+	mutex_lock(&dom->dev->lock);
+	ret = sprintf(page, "%s\n", dom->status);
+	mutex_unlock(&dom->dev->lock);
 	return ret;
 }
 
@@ -745,9 +760,9 @@ static ssize_t domain_id_show(struct config_item *item, char *page)
 	struct dlb2_cfs_domain *dom = to_dom(item);
 	int id;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&dom->dev->lock);
 	id = dom->hw ? (int)dom->hw->res.id : -1;
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&dom->dev->lock);
 	return sprintf(page, "%d\n", id);
 }
 
@@ -832,12 +847,24 @@ static void release_items(struct dlb2_cfs_domain *dom)
 	walk_held_items(dom, undepend_one, NULL);
 }
 
-static void domain_disable(struct dlb2_cfs_domain *dom, const char *status)
+/*
+ * First step of disabling an enabled domain, device lock held: its items
+ * are let go, it is disabled as far as configfs is concerned (it can be
+ * changed and enabled again at once) and its hardware domain is revoked.
+ * Return: the hardware domain, for dlb2_domain_release() once the caller
+ * has dropped the device lock (and su_mutex).
+ */
+static struct dlb2_domain *domain_stop(struct dlb2_cfs_domain *dom,
+				       const char *status)
 {
+	struct dlb2_domain *hw = dom->hw;
+
+	lockdep_assert_held(&dom->dev->lock);
 	release_items(dom);
-	dlb2_domain_disable(dom->hw);
-	dom->hw = NULL;
+	dlb2_domain_revoke(hw);
+	WRITE_ONCE(dom->hw, NULL);
 	strscpy(dom->status, status, sizeof(dom->status));
+	return hw;
 }
 
 /* The description of a domain, for domain.c; NULL on -ENOMEM. */
@@ -911,6 +938,8 @@ static int domain_enable(struct dlb2_cfs_domain *dom)
 	struct dlb2_domain *hw;
 	char why[DLB2_STATUS_MAX - 8];
 
+	lockdep_assert_held(&dlb2_subsys.su_mutex);
+	lockdep_assert_held(&dom->dev->lock);
 	if (!dom->dev->dlb2) {
 		strscpy(dom->status, "error: the device is not bound",
 			sizeof(dom->status));
@@ -944,7 +973,7 @@ static int domain_enable(struct dlb2_cfs_domain *dom)
 		snprintf(dom->status, sizeof(dom->status), "error: %s", why);
 		return PTR_ERR(hw);
 	}
-	dom->hw = hw;
+	WRITE_ONCE(dom->hw, hw);
 	strscpy(dom->status, "enabled", sizeof(dom->status));
 	return 0;
 }
@@ -953,20 +982,24 @@ static ssize_t domain_enable_store(struct config_item *item, const char *page,
 				   size_t count)
 {
 	struct dlb2_cfs_domain *dom = to_dom(item);
+	struct dlb2_domain *hw = NULL;
 	bool on;
 	int ret = 0;
 
 	if (kstrtobool(page, &on))
 		return -EINVAL;
-	/* Before dlb2_mutex, as in mkdir and rmdir: see hold_items(). */
+	/* Before the device lock, as in mkdir and rmdir: see hold_items(). */
 	mutex_lock(&dlb2_subsys.su_mutex);
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&dom->dev->lock);
 	if (on && !dom->hw)
 		ret = domain_enable(dom);
 	else if (!on && dom->hw)
-		domain_disable(dom, "disabled");
-	mutex_unlock(&dlb2_mutex);
+		hw = domain_stop(dom, "disabled");
+	mutex_unlock(&dom->dev->lock);
 	mutex_unlock(&dlb2_subsys.su_mutex);
+	/* The holders' callbacks, then the reset, with no lock held. */
+	if (hw)
+		dlb2_domain_release(hw);
 	return ret ? ret : count;
 }
 
@@ -1022,21 +1055,29 @@ static struct config_group *domains_make(struct config_group *group,
 	config_group_init_type_name(&dom->ports_group, "ports", &ports_type);
 	configfs_add_default_group(&dom->queues_group, &dom->group);
 	configfs_add_default_group(&dom->ports_group, &dom->group);
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&dev->lock);
 	list_add_tail(&dom->node, &dev->domains);
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&dev->lock);
 	return &dom->group;
 }
 
 static void domains_drop(struct config_group *group, struct config_item *item)
 {
 	struct dlb2_cfs_domain *dom = to_dom(item);
+	struct dlb2_domain *hw = NULL;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&dom->dev->lock);
 	if (dom->hw)
-		domain_disable(dom, "disabled");
+		hw = domain_stop(dom, "disabled");
 	list_del(&dom->node);
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&dom->dev->lock);
+	/*
+	 * Not reached with holders: an enabled domain has ports, which it
+	 * holds (depend), so rmdir of it fails with ENOTEMPTY and no holder's
+	 * callback runs here under su_mutex.
+	 */
+	if (hw)
+		dlb2_domain_release(hw);
 	config_item_put(item);
 }
 
@@ -1063,7 +1104,11 @@ static struct configfs_subsystem dlb2_subsys = {
 	},
 };
 
-/* Serialises creation of dlb2_<N> directories (outside dlb2_mutex). */
+/*
+ * Protects dlb2_cfs_devs and dlb2_cfs_ida while probe finds or creates a
+ * dlb2_<N> directory; taken with no dlb2 lock held, before su_mutex
+ * (configfs_register_group()).
+ */
 static DEFINE_MUTEX(dlb2_cfs_devs_mutex);
 
 static struct dlb2_cfs_dev *find_or_create_dev(struct pci_dev *pdev)
@@ -1084,6 +1129,7 @@ static struct dlb2_cfs_dev *find_or_create_dev(struct pci_dev *pdev)
 		return ERR_PTR(ret);
 	}
 	INIT_LIST_HEAD(&dev->domains);
+	mutex_init(&dev->lock);
 	strscpy(dev->pci_name, pci_name(pdev), sizeof(dev->pci_name));
 	config_group_init_type_name(&dev->group, "", &dev_type);
 	ret = config_item_set_name(&dev->group.cg_item, "dlb2_%d", dev->id);
@@ -1091,6 +1137,7 @@ static struct dlb2_cfs_dev *find_or_create_dev(struct pci_dev *pdev)
 		ret = configfs_register_group(&dlb2_subsys.su_group,
 					      &dev->group);
 	if (ret) {
+		mutex_destroy(&dev->lock);
 		ida_free(&dlb2_cfs_ida, dev->id);
 		kfree(dev);
 		return ERR_PTR(ret);
@@ -1103,6 +1150,9 @@ static struct dlb2_cfs_dev *find_or_create_dev(struct pci_dev *pdev)
  * dlb2_configfs_attach() - give a probed device its configfs directory
  * @dlb2: the device
  *
+ * From here on dlb2->lock is the device lock of the directory, and the
+ * directory's domains can be enabled on the device.
+ *
  * Return: 0 or a negative errno.
  */
 int dlb2_configfs_attach(struct dlb2 *dlb2)
@@ -1114,20 +1164,45 @@ int dlb2_configfs_attach(struct dlb2 *dlb2)
 	mutex_unlock(&dlb2_cfs_devs_mutex);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	mutex_lock(&dlb2_mutex);
-	dev->dlb2 = dlb2;
+	mutex_lock(&dev->lock);
+	dlb2->lock = &dev->lock;
 	dlb2->cfs = dev;
-	mutex_unlock(&dlb2_mutex);
+	dev->dlb2 = dlb2;
+	mutex_unlock(&dev->lock);
 	return 0;
 }
 
-static void disable_all(struct dlb2_cfs_dev *dev, const char *status)
+/*
+ * Revoke every enabled domain of @dev (device lock held); they go on
+ * @revoked, for release_all() once the lock is dropped.
+ */
+static void stop_all(struct dlb2_cfs_dev *dev, const char *status,
+		     struct list_head *revoked)
 {
 	struct dlb2_cfs_domain *dom;
+	struct dlb2_domain *hw;
 
-	list_for_each_entry(dom, &dev->domains, node)
-		if (dom->hw)
-			domain_disable(dom, status);
+	list_for_each_entry(dom, &dev->domains, node) {
+		if (!dom->hw)
+			continue;
+		hw = domain_stop(dom, status);
+		list_add_tail(&hw->release_node, revoked);
+	}
+}
+
+/*
+ * Release the domains stop_all() revoked, with no lock held, then wait for
+ * those that other threads revoked and still release.
+ */
+static void release_all(struct dlb2 *dlb2, struct list_head *revoked)
+{
+	struct dlb2_domain *hw, *tmp;
+
+	list_for_each_entry_safe(hw, tmp, revoked, release_node) {
+		list_del(&hw->release_node);
+		dlb2_domain_release(hw);
+	}
+	dlb2_domains_wait_released(dlb2);
 }
 
 /**
@@ -1135,13 +1210,19 @@ static void disable_all(struct dlb2_cfs_dev *dev, const char *status)
  * @dlb2: the device
  *
  * The directories stay; their domains read "error: device removed".
+ * Returns once no domain of the device is left, its holders' callbacks
+ * having returned.
  */
 void dlb2_configfs_detach(struct dlb2 *dlb2)
 {
-	mutex_lock(&dlb2_mutex);
-	disable_all(dlb2->cfs, "error: device removed");
-	dlb2->cfs->dlb2 = NULL;
-	mutex_unlock(&dlb2_mutex);
+	struct dlb2_cfs_dev *dev = dlb2->cfs;
+	LIST_HEAD(revoked);
+
+	mutex_lock(&dev->lock);
+	stop_all(dev, "error: device removed", &revoked);
+	dev->dlb2 = NULL;
+	mutex_unlock(&dev->lock);
+	release_all(dlb2, &revoked);
 	cancel_delayed_work_sync(&dlb2->pending_work);
 }
 
@@ -1150,14 +1231,18 @@ void dlb2_configfs_detach(struct dlb2 *dlb2)
  * @dlb2: the device
  *
  * Their domains read "error: device reset"; they can be enabled again once
- * the reset is done.
+ * the reset is done.  Returns once no domain of the device is left.
  */
 void dlb2_configfs_reset(struct dlb2 *dlb2)
 {
-	mutex_lock(&dlb2_mutex);
-	disable_all(dlb2->cfs, "error: device reset");
+	struct dlb2_cfs_dev *dev = dlb2->cfs;
+	LIST_HEAD(revoked);
+
+	mutex_lock(&dev->lock);
+	stop_all(dev, "error: device reset", &revoked);
 	dlb2->state = DLB2_STATE_RESETTING;	/* until dlb2_reset_done() */
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(&dev->lock);
+	release_all(dlb2, &revoked);
 	cancel_delayed_work_sync(&dlb2->pending_work);
 }
 
@@ -1186,6 +1271,7 @@ void dlb2_configfs_exit(void)
 	/* configfs holds the module while any domain directory exists. */
 	list_for_each_entry_safe(dev, tmp, &dlb2_cfs_devs, node) {
 		configfs_unregister_group(&dev->group);
+		mutex_destroy(&dev->lock);
 		ida_free(&dlb2_cfs_ida, dev->id);
 		kfree(dev);
 	}

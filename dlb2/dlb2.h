@@ -2,28 +2,110 @@
 /*
  * Intel Dynamic Load Balancer (DLB 2.0 / 2.5) PF driver: device structure.
  *
- * Locking
- * - dlb2_mutex (global, configfs.c) serialises everything that changes the
- *   configuration: configfs stores, mkdir/rmdir, domain enable/disable,
- *   link changes, the pending-unmap worker, probe attaching the device to
- *   its configfs directory and remove detaching it.  It nests inside the
- *   configfs subsystem's su_mutex (held by configfs around make_group()
- *   and drop_item(), taken by domain enable/disable) and outside
- *   dlb2_port.lock.
- * - dlb2.res and dlb2.domains[] are only touched under dlb2_mutex.
- * - The interrupt handlers read dlb2.ports[] without locks: a port is
- *   published before its CQ interrupt is enabled; at teardown its interrupt
- *   is disabled, it is unpublished, synchronize_irq() waits for handlers
- *   that may have looked it up (the vectors are shared by all domains), and
- *   only then is it freed.
+ * Locking: the one place that describes dlb2's locks and their order.
+ *
+ * The locks, outermost first; a lock is only ever taken while holding
+ * locks above it in this list, never one below it:
+ *
+ *  0. The PCI device lock (device_lock()), held by the driver core around
+ *     probe, remove, reset_prepare/reset_done and the AER handlers; then
+ *     dlb2_cfs_devs_mutex (configfs.c, global), which protects the list of
+ *     dlb2_<N> directories and their ida while probe finds or creates one
+ *     (and, creating one, takes su_mutex in configfs_register_group()).
+ *  1. configfs: the fragment's frag_sem (read, held by configfs around an
+ *     attribute's show and store; taken for writing by rmdir, which drops
+ *     it before it takes su_mutex), then the subsystem's su_mutex
+ *     (dlb2_subsys.su_mutex: held by configfs around make_group() and
+ *     drop_item(), from make_group() to linking an item and from unlinking
+ *     it to drop_item(); taken by the enable store, so that
+ *     configfs_depend_item_unlocked() sees no item half made or half
+ *     dropped).  Nothing under them takes a lock of level 0.
+ *  2. The device lock: dlb2_cfs_dev.lock (configfs.c), one per PCI
+ *     function, reached as *dlb2.lock.  It lives in the function's
+ *     dlb2_<N> configfs directory, which outlives every binding, so that a
+ *     configfs item of an unbound (or not yet bound) device locks the same
+ *     mutex as the device; dlb2_cfs_dev.dlb2 (the bound device or NULL)
+ *     is set by probe and cleared by remove under it and so is stable for
+ *     whoever holds it.  It protects the configfs tree of its device (the
+ *     lists of domains, queues, ports and links, their descriptions,
+ *     dlb2_cfs_domain.hw and .status), dlb2.state, dlb2.res,
+ *     dlb2.domains[], dlb2.dying, the link state of every port
+ *     (slot_queue/slot_prio/slot_state) and all register programming
+ *     (hw.c: domain set-up, links, the pending-unmap worker, teardown,
+ *     the CQ recovery of a closed port).  Different devices' locks are
+ *     never held together.  There is no per-domain lock: a domain is
+ *     changed only under its device's lock.
+ *  3. dlb2_minors_lock (port.c, global): the minor -> port IDR of the
+ *     port devices.  Taken under the device lock (dlb2_port_cdev_add(),
+ *     dlb2_port_cdev_enable(), dlb2_port_revoke()) or alone (open, which
+ *     takes a reference on the port and drops the lock before it takes
+ *     port->lock).
+ *  4. dlb2_port.p2p_lock (per port): the port's P2P holders (p2p.c).
+ *     Never held while a holder's callback runs.
+ *  5. dlb2_port.lock (per port): the port being live (dlb2/dom set), its
+ *     open file and its holders' revoked flags; taken under the device
+ *     lock (revoke, CQ recovery), under p2p_lock (pin, revoke_all), under
+ *     the mmap lock (fault, mmap), under a dma-buf's reservation lock
+ *     (map, through dlb2_p2p_map()) and under the peer-memory core's umem
+ *     mapping_lock (get_pages, dma_map).  Under it: the file's i_mmap
+ *     lock (unmap_mapping_range()).
+ *
+ * The only global locks are dlb2_cfs_devs_mutex and dlb2_minors_lock,
+ * both with a narrow scope, and su_mutex (per subsystem, i.e. global),
+ * which dlb2 takes only in the enable store.  The module's init and exit
+ * run alone.
+ *
+ * Foreign locks that take dlb2's: the mmap lock (dlb2_p2p_get() drops it
+ * before p2p_lock), a dma-buf's reservation lock (dma_resv; on 6.1 also
+ * dma_buf.lock around vmap), the peer-memory core's mapping_lock and
+ * peermem_dlb's pm_ctx.lock: each may be held when port->lock is taken,
+ * none is taken under a dlb2 lock.  sysfs: the device attributes that
+ * read dlb2.state and dlb2.res take the device lock inside kernfs's
+ * active reference, and are removed by the driver core outside it; the
+ * statistics directories, removed under the device lock (kobject_del()
+ * waits for their show()), take no lock.
+ *
+ * Holders' callbacks.  The revoke callbacks of a port's P2P holders
+ * (dlb2_p2p_get() pins, peer-memory MRs through peermem_dlb, dma-bufs
+ * through dmabuf.c, whose callback takes the reservation lock, calls
+ * move_notify under it and waits for the fences) are called with NO dlb2
+ * lock held: not the device lock, not su_mutex, not p2p_lock or
+ * port->lock.  They wait for other processes (a peer-memory invalidation
+ * waits until the MR's owner has finished setting it up, which takes
+ * port->lock and p2p_lock), so holding any of those would stall or
+ * deadlock.  Revocation is therefore in three steps: under the device
+ * lock the domain's ports are unpublished and marked dead (every later
+ * open, mmap, fault, pin, map, cpu_addr and dma-buf attach fails), the
+ * domain leaves dlb2.domains[] and counts in dlb2.dying; with no lock,
+ * each port's holders are called (dlb2_p2p_revoke_all(), which also waits
+ * for callbacks that a concurrent revocation of the same port runs); then
+ * under the device lock again the hardware is drained and reset and only
+ * then are its resources returned to dlb2.res: no other domain gets the
+ * ports while an old holder may still write.  Remove and reset wait until
+ * dlb2.dying is 0.  Locks of others that may be held meanwhile: the
+ * driver core's PCI device lock around remove and reset_prepare, and
+ * configfs's frag_sem of the domain (read) around the enable store; so a
+ * callback must not wait for the DLB's driver core operations or for an
+ * rmdir of that domain.  (rmdir of an enabled domain, under su_mutex,
+ * never reaches a callback: an enabled domain has ports, which it holds,
+ * so rmdir fails with ENOTEMPTY.)
+ *
+ * Interrupts.  The handlers read dlb2.ldb_ports[] and dlb2.dir_ports[]
+ * without locks: a port is published there before its CQ interrupt is
+ * enabled; at teardown (under the device lock, after the holders'
+ * callbacks) its interrupt is disabled, it is unpublished,
+ * synchronize_irq() waits for handlers that may have looked it up (the
+ * vectors are shared by all domains), and only then is it freed.
  */
 #ifndef __DLB2_H
 #define __DLB2_H
 
 #include <linux/atomic.h>
 #include <linux/interrupt.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/dlb2.h>
 
@@ -54,9 +136,14 @@ enum dlb2_alarm {
  * @csr_base: BAR2 mapping (configuration and status registers)
  * @func_phys: bus address of BAR0, for user mappings of producer ports
  * @num_dir_ports: 64 (2.0) or 96 (2.5)
+ * @lock: the device lock (dlb2_cfs_dev.lock, see "Locking" above)
+ * @state: whether domains can be enabled
  * @cfs: the device's configfs directory (dlb2_<N>)
  * @res: free hardware resources
  * @domains: enabled domains by hardware id
+ * @dying: domains taken from user space whose holders are being revoked
+ *	   and whose hardware is not yet reset and freed
+ * @dying_wq: woken when @dying drops
  * @ldb_ports: enabled load-balanced ports by hardware id (interrupts)
  * @dir_ports: enabled directed ports by hardware id (interrupts)
  * @pending_work: retries unmaps that wait for a port's completions
@@ -78,7 +165,8 @@ enum dlb2_state {
 struct dlb2 {
 	struct pci_dev *pdev;
 	u32 ver;
-	enum dlb2_state state;	/* under dlb2_mutex */
+	struct mutex *lock;	/* see "Locking" above */
+	enum dlb2_state state;
 	void __iomem *func_base;
 	void __iomem *csr_base;
 	phys_addr_t func_phys;
@@ -86,6 +174,8 @@ struct dlb2 {
 	struct dlb2_cfs_dev *cfs;
 	struct dlb2_resources res;
 	struct dlb2_domain *domains[DLB2_MAX_DOMAINS];
+	unsigned int dying;
+	wait_queue_head_t dying_wq;
 	struct dlb2_port *ldb_ports[DLB2_MAX_LDB_PORTS];
 	struct dlb2_port *dir_ports[DLB2_MAX_DIR_PORTS];
 	struct delayed_work pending_work;
@@ -116,7 +206,6 @@ static inline const char *dlb2_ver_str(struct dlb2 *dlb2)
 }
 
 /* configfs.c */
-extern struct mutex dlb2_mutex;
 int dlb2_configfs_init(void);
 void dlb2_configfs_exit(void);
 int dlb2_configfs_attach(struct dlb2 *dlb2);

@@ -12,7 +12,9 @@
  * fences in its reservation object are waited for, and later attaches and
  * maps fail.  Importers that pin are refused: a pin could not be revoked.
  * Locking: the dma-buf's reservation lock protects @revoked and is held
- * around map, unmap and the notification.
+ * around map, unmap and the notification; the revoke callback, which takes
+ * it and waits for the fences, runs with no dlb2 lock held (dlb2.h,
+ * "Locking"); map takes port->lock under it (dlb2_p2p_map()).
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
@@ -26,6 +28,12 @@
 
 DLB2_IMPORT_NS("DMA_BUF");
 
+/**
+ * struct dlb2_dmabuf - the exporter's side of one dma-buf
+ * @dmabuf: the dma-buf
+ * @p2p: its pin on the port; set once, before the descriptor exists
+ * @revoked: the port went away (under the reservation lock)
+ */
 struct dlb2_dmabuf {
 	struct dma_buf *dmabuf;
 	struct dlb2_p2p *p2p;
@@ -40,8 +48,13 @@ static int dlb2_dmabuf_attach(struct dma_buf *dmabuf,
 	/* Device memory: importers must be able to do peer-to-peer. */
 	if (!attach->peer2peer)
 		return -EOPNOTSUPP;
-	/* Revocation is final; map checks again under the lock. */
-	return READ_ONCE(d->revoked) ? -ENODEV : 0;
+	/*
+	 * Revocation is final, and starts when the port dies (before the
+	 * callback below runs); map checks again under the lock.
+	 */
+	if (READ_ONCE(d->revoked) || dlb2_p2p_revoked(d->p2p))
+		return -ENODEV;
+	return 0;
 }
 
 /*
@@ -106,7 +119,8 @@ static void dlb2_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct dlb2_dmabuf *d = dmabuf->priv;
 
-	dlb2_p2p_put(d->p2p);
+	if (d->p2p)		/* NULL: the export failed to pin */
+		dlb2_p2p_put(d->p2p);
 	kfree(d);
 }
 
@@ -157,6 +171,8 @@ static const struct dma_buf_ops dlb2_dmabuf_ops = {
  * The port went away: importers must stop using the window.  They are told
  * (move_notify), and the DMA they already queued on it, which their fences
  * in the reservation object track, completes before the port is reused.
+ * Called with no dlb2 lock held, possibly before dlb2_dmabuf_export() has
+ * stored the pin, never before the dma-buf exists.
  */
 static void dlb2_dmabuf_revoke(void *priv)
 {
@@ -172,8 +188,11 @@ static void dlb2_dmabuf_revoke(void *priv)
 
 /**
  * dlb2_dmabuf_export() - a dma-buf of a port's producer-port window
- * @port: the port; dlb2_mutex held, so that it cannot be revoked meanwhile
+ * @port: the port of an open file (the file holds a reference)
  * @flags: file flags of the new descriptor (O_CLOEXEC)
+ *
+ * Takes no dlb2 lock besides the pin's: the dma-buf exists before the pin
+ * whose callback names it, so a revocation right after the pin finds it.
  *
  * Return: a new file descriptor, or a negative errno (-ENODEV when the
  * port is no longer live).
@@ -181,19 +200,13 @@ static void dlb2_dmabuf_revoke(void *priv)
 int dlb2_dmabuf_export(struct dlb2_port *port, int flags)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
+	struct dlb2_p2p *p2p;
 	struct dlb2_dmabuf *d;
 	int fd;
 
-	lockdep_assert_held(&dlb2_mutex);
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
-	d->p2p = dlb2_p2p_pin(port, 0, DLB2_PP_SIZE, -1, dlb2_dmabuf_revoke, d);
-	if (IS_ERR(d->p2p)) {
-		fd = PTR_ERR(d->p2p);
-		kfree(d);
-		return fd;
-	}
 	exp.ops = &dlb2_dmabuf_ops;
 	exp.size = DLB2_PP_SIZE;
 	exp.flags = O_RDWR | flags;
@@ -201,11 +214,16 @@ int dlb2_dmabuf_export(struct dlb2_port *port, int flags)
 	d->dmabuf = dma_buf_export(&exp);
 	if (IS_ERR(d->dmabuf)) {
 		fd = PTR_ERR(d->dmabuf);
-		dlb2_p2p_put(d->p2p);
 		kfree(d);
 		return fd;
 	}
 	/* From here on the dma-buf's release puts the pin and frees d. */
+	p2p = dlb2_p2p_pin(port, 0, DLB2_PP_SIZE, -1, dlb2_dmabuf_revoke, d);
+	if (IS_ERR(p2p)) {
+		dma_buf_put(d->dmabuf);
+		return PTR_ERR(p2p);
+	}
+	d->p2p = p2p;
 	fd = dma_buf_fd(d->dmabuf, flags);
 	if (fd < 0)
 		dma_buf_put(d->dmabuf);

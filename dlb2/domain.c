@@ -4,9 +4,12 @@
  *
  * Enabling is all or nothing: the description is checked as a whole, the
  * resources are allocated, the hardware programmed and started, and the
- * ports published; any failure undoes every step.  Disabling revokes the
- * ports from user space first, then drains and resets the hardware and
- * gives the resources back.  Callers hold dlb2_mutex.
+ * ports published; any failure undoes every step.  Disabling is in three
+ * steps (dlb2.h, "Locking"): the ports are revoked from user space under
+ * the device lock (dlb2_domain_revoke()), their P2P holders are called
+ * with no lock held, and only then is the hardware drained and reset and
+ * are the resources given back, under the device lock again
+ * (dlb2_domain_release()).  Everything else runs under the device lock.
  */
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
@@ -108,7 +111,9 @@ static struct dlb2_port *alloc_port(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	mutex_init(&port->lock);
 	mutex_init(&port->p2p_lock);
 	INIT_LIST_HEAD(&port->p2p);
+	init_waitqueue_head(&port->p2p_wq);
 	init_waitqueue_head(&port->wq);
+	port->dev_lock = dlb2->lock;
 	port->dlb2 = dlb2;
 	port->dom = dom;
 	port->ldb = d->ldb;
@@ -221,12 +226,17 @@ static void init_credit_page(struct dlb2_domain *dom)
 		dom->res.req.dir_credits;
 }
 
-/* Undo program() and setup_*(): the hardware is reset, memory freed. */
+/*
+ * Undo program() and setup_*(): the hardware is reset, memory freed, and
+ * the resources go back to the device.  Device lock held; the ports are
+ * revoked and no holder of theirs writes any more.
+ */
 static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		     bool programmed)
 {
 	unsigned int i;
 
+	lockdep_assert_held(dlb2->lock);
 	if (programmed) {
 		dlb2_hw_domain_reset(dlb2, dom);
 		/*
@@ -264,6 +274,10 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
  * @why: set to the reason of a failure
  * @len: size of @why
  *
+ * Called with the device lock held.  The port devices are created first
+ * and can be opened only once every one of them exists, so that a failure
+ * leaves no opener and no P2P holder behind.
+ *
  * Return: the domain, or an ERR_PTR: -EINVAL for an inconsistent
  * description, -ENOSPC when the device lacks a resource, -ENOMEM; nothing
  * is left allocated or programmed on failure.
@@ -278,6 +292,7 @@ struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 	unsigned int i;
 	int ret;
 
+	lockdep_assert_held(dlb2->lock);
 	ret = dlb2_domain_check(desc, is_v2_5, why, len);
 	if (ret)
 		return ERR_PTR(ret);
@@ -320,14 +335,18 @@ struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 	if (ret)
 		goto err_reset;
 	for (i = 0; i < dom->num_ports; i++) {
-		ret = dlb2_port_publish(dom->ports[i], dlb2_cfs_dev_id(dlb2));
+		ret = dlb2_port_cdev_add(dom->ports[i], dlb2_cfs_dev_id(dlb2));
 		if (ret)
 			goto err_unpublish;
 	}
+	for (i = 0; i < dom->num_ports; i++)
+		dlb2_port_cdev_enable(dom->ports[i]);
+	INIT_LIST_HEAD(&dom->release_node);
 	dlb2->domains[dom->res.id] = dom;
 	return dom;
 
 err_unpublish:
+	/* None could be opened yet: no holder to call. */
 	while (i--)
 		dlb2_port_revoke(dom->ports[i]);
 	dlb2_domain_sysfs_del(dom);
@@ -344,22 +363,72 @@ err_teardown:
 }
 
 /**
- * dlb2_domain_disable() - revoke, drain, reset and free a domain
- * @dom: an enabled domain
+ * dlb2_domain_revoke() - take an enabled domain away from user space
+ * @dom: the domain; the device lock held
  *
- * User mappings of its ports are revoked before the hardware is reset, so
- * that no producer writes into ports that another domain gets next.
+ * First of the three steps of disabling (dlb2.h, "Locking"): the port
+ * devices go, every mapping of the ports faults from now on, the ports are
+ * dead for their P2P holders (no new pin, map, CPU address or dma-buf
+ * attach succeeds) and the domain leaves dlb2.domains[].  Its hardware and
+ * resources stay as they are until dlb2_domain_release(), which the caller
+ * must call once it has dropped every dlb2 lock.
  */
-void dlb2_domain_disable(struct dlb2_domain *dom)
+void dlb2_domain_revoke(struct dlb2_domain *dom)
 {
 	struct dlb2 *dlb2 = dom->dlb2;
 	unsigned int i;
 
+	lockdep_assert_held(dlb2->lock);
 	for (i = 0; i < dom->num_ports; i++)
 		dlb2_port_revoke(dom->ports[i]);
 	dlb2_domain_sysfs_del(dom);
 	dlb2->domains[dom->res.id] = NULL;
+	WRITE_ONCE(dlb2->dying, dlb2->dying + 1);
+}
+
+/**
+ * dlb2_domain_release() - revoke the holders, then reset and free a domain
+ * @dom: a domain dlb2_domain_revoke() took away; no dlb2 lock held
+ *
+ * The P2P holders of its ports are called (and waited for) with no lock
+ * held; only then, under the device lock, is the hardware drained and
+ * reset and are the resources returned, so that no other domain gets a
+ * port an old holder may still write to.
+ */
+void dlb2_domain_release(struct dlb2_domain *dom)
+{
+	struct dlb2 *dlb2 = dom->dlb2;
+	struct mutex *lock = dlb2->lock;
+	unsigned int i;
+
+	lockdep_assert_not_held(lock);
+	might_sleep();
+	for (i = 0; i < dom->num_ports; i++)
+		dlb2_p2p_revoke_all(dom->ports[i]);
+	mutex_lock(lock);
 	teardown(dlb2, dom, true);
+	/* Under the lock: a waiter frees dlb2 once it sees 0 and the lock. */
+	WRITE_ONCE(dlb2->dying, dlb2->dying - 1);
+	wake_up_all(&dlb2->dying_wq);
+	mutex_unlock(lock);
+}
+
+/**
+ * dlb2_domains_wait_released() - wait until every revoked domain is freed
+ * @dlb2: the device; no dlb2 lock held
+ *
+ * For remove and reset, which must not let the device go (or be reset)
+ * while another thread still revokes holders of, resets or frees a domain.
+ */
+void dlb2_domains_wait_released(struct dlb2 *dlb2)
+{
+	mutex_lock(dlb2->lock);
+	while (dlb2->dying) {
+		mutex_unlock(dlb2->lock);
+		wait_event(dlb2->dying_wq, !READ_ONCE(dlb2->dying));
+		mutex_lock(dlb2->lock);
+	}
+	mutex_unlock(dlb2->lock);
 }
 
 static bool unmap_pending(const struct dlb2_port *port)
@@ -469,7 +538,7 @@ void dlb2_pending_work(struct work_struct *work)
 	bool again = false;
 	unsigned int d, i, s;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(dlb2->lock);
 	for (d = 0; d < DLB2_MAX_DOMAINS; d++) {
 		struct dlb2_domain *dom = dlb2->domains[d];
 
@@ -491,5 +560,5 @@ void dlb2_pending_work(struct work_struct *work)
 	}
 	if (again)
 		schedule_delayed_work(&dlb2->pending_work, DLB2_PENDING_RETRY);
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(dlb2->lock);
 }

@@ -4,7 +4,9 @@
  *
  * configfs.c describes a domain (struct dlb2_domain_desc); domain.c checks
  * the description, allocates the hardware (resource.c), programs it (hw.c)
- * and starts it, all or nothing, and tears it down again.
+ * and starts it, all or nothing, and tears it down again: revoked under
+ * the device lock, its P2P holders called with no lock, then reset and
+ * freed under the device lock (see "Locking" in dlb2.h).
  */
 #ifndef __DLB2_DOMAIN_H
 #define __DLB2_DOMAIN_H
@@ -118,8 +120,12 @@ struct dlb2_queue {
 
 /**
  * struct dlb2_port - an enabled port
- * @ref: held by the domain while enabled and by an open file
+ * @ref: held by the domain while enabled, by an open file and by each
+ *	 P2P holder
  * @lock: protects @dlb2, @dom, @file, and the revocation below
+ * @dev_lock: the device lock (dlb2.lock), for the file's release: unlike
+ *	      @dlb2 it stays valid after revocation (it lives as long as the
+ *	      device's configfs directory, i.e. the module)
  * @dlb2: the device, NULL once the port is revoked
  * @dom: its domain, NULL once revoked
  * @file: the one open file, or NULL
@@ -142,8 +148,11 @@ struct dlb2_queue {
  * @slot_state: state of each slot
  * @wq: waiters for CQ interrupts
  * @irqs: CQ interrupts not yet read
- * @p2p_lock: protects @p2p and serialises revoke callbacks (p2p.c)
+ * @p2p_lock: protects @p2p, @p2p_pending and each pin's callback state
+ *	      (p2p.c); never held while a callback runs
  * @p2p: pins of other kernel modules on the producer port (struct dlb2_p2p)
+ * @p2p_pending: revoke callbacks chosen to run and not yet returned
+ * @p2p_wq: woken when a callback returns
  * @released: QEs the driver completed or popped for dead consumers
  * @alarms: ingress alarms raised by this port
  * @name: configfs name
@@ -151,6 +160,7 @@ struct dlb2_queue {
 struct dlb2_port {
 	struct kref ref;
 	struct mutex lock;	/* see the kernel-doc above */
+	struct mutex *dev_lock;
 	struct dlb2 *dlb2;
 	struct dlb2_domain *dom;
 	struct file *file;
@@ -174,6 +184,8 @@ struct dlb2_port {
 	atomic_t irqs;
 	struct mutex p2p_lock;	/* see the kernel-doc above */
 	struct list_head p2p;
+	unsigned int p2p_pending;
+	wait_queue_head_t p2p_wq;
 	atomic64_t released;
 	atomic64_t alarms;
 	char name[DLB2_NAME_MAX + 1];
@@ -192,6 +204,7 @@ struct dlb2_port {
  * @queues: its queues, in configuration order
  * @num_ports: entries in @ports
  * @ports: its ports, in configuration order
+ * @release_node: on a list of revoked domains that their revoker releases
  * @name: configfs name
  */
 struct dlb2_domain {
@@ -205,6 +218,7 @@ struct dlb2_domain {
 	struct dlb2_queue *queues;
 	unsigned int num_ports;
 	struct dlb2_port **ports;
+	struct list_head release_node;
 	char name[DLB2_NAME_MAX + 1];
 };
 
@@ -219,7 +233,9 @@ u32 dlb2_port_hist_list(const struct dlb2_port_desc *p);
 struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 				       const struct dlb2_domain_desc *desc,
 				       char *why, size_t len);
-void dlb2_domain_disable(struct dlb2_domain *dom);
+void dlb2_domain_revoke(struct dlb2_domain *dom);
+void dlb2_domain_release(struct dlb2_domain *dom);
+void dlb2_domains_wait_released(struct dlb2 *dlb2);
 int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 		     unsigned int queue, u8 prio);
 void dlb2_domain_unlink(struct dlb2_domain *dom, unsigned int port,
@@ -228,7 +244,8 @@ void dlb2_pending_work(struct work_struct *work);
 void dlb2_port_cq_resume(struct dlb2_port *port);
 
 /* port.c */
-int dlb2_port_publish(struct dlb2_port *port, int dev_id);
+int dlb2_port_cdev_add(struct dlb2_port *port, int dev_id);
+void dlb2_port_cdev_enable(struct dlb2_port *port);
 void dlb2_port_revoke(struct dlb2_port *port);
 void dlb2_port_put(struct dlb2_port *port);
 int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev);

@@ -4,7 +4,7 @@
  *
  * Each function follows the order of writes of the hardware facts, section
  * 6 (itself from DPDK's PF code); "flush" is a read of SYS_TOTAL_VAS.  The
- * caller holds dlb2_mutex.
+ * caller holds the device lock (dlb2.h, "Locking").
  */
 #include <linux/bitfield.h>
 #include <linux/delay.h>

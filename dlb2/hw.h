@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Intel DLB 2.0 / 2.5: register programming sequences (hardware facts,
- * section 6).  Callers hold dlb2_mutex.
+ * section 6).  Callers hold the device lock (dlb2.h, "Locking").
  */
 #ifndef __DLB2_HW_H
 #define __DLB2_HW_H

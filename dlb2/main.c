@@ -6,8 +6,9 @@
  * the device on, resets it (FLR) and waits until it reports ready, sets a
  * 64-bit DMA mask, initialises the hardware and the interrupts (two MSI-X
  * vectors, compressed mode) and attaches the device to its configfs
- * directory.  PCI resources are device managed; the rest unwinds in reverse
- * order on error and in remove.
+ * directory, which gives it its device lock (dlb2.h, "Locking").  PCI
+ * resources are device managed; the rest unwinds in reverse order on error
+ * and in remove.
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -86,6 +87,7 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	dlb2->num_dir_ports = dlb2->ver == DLB2_HW_V2_5 ? 96 : 64;
 	dlb2_resources_init(&dlb2->res, dlb2->ver == DLB2_HW_V2_5);
 	INIT_DELAYED_WORK(&dlb2->pending_work, dlb2_pending_work);
+	init_waitqueue_head(&dlb2->dying_wq);
 
 	ret = pcim_enable_device(pdev);
 	if (ret)
@@ -182,9 +184,9 @@ static enum dlb2_state dlb2_reinit(struct dlb2 *dlb2)
 		dev_err(&pdev->dev,
 			"did not come back from a reset: unusable until rebound\n");
 	}
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(dlb2->lock);
 	dlb2->state = state;
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(dlb2->lock);
 	return state;
 }
 
@@ -212,9 +214,9 @@ static pci_ers_result_t dlb2_error_detected(struct pci_dev *pdev,
 		state == pci_channel_io_frozen ? "frozen" : "failed");
 	dlb2_configfs_reset(dlb2);
 	if (state == pci_channel_io_perm_failure) {
-		mutex_lock(&dlb2_mutex);
+		mutex_lock(dlb2->lock);
 		dlb2->state = DLB2_STATE_FAILED;
-		mutex_unlock(&dlb2_mutex);
+		mutex_unlock(dlb2->lock);
 		return PCI_ERS_RESULT_DISCONNECT;
 	}
 	return PCI_ERS_RESULT_NEED_RESET;

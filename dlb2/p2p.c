@@ -4,11 +4,14 @@
  * kernel modules (include/linux/dlb2_p2p.h).
  *
  * A struct dlb2_p2p pins one port (a reference on struct dlb2_port) and
- * sits on the port's p2p list until it is put.  Locking: port->p2p_lock
- * (a mutex) protects the list and is held while revoke callbacks run, so
- * that dlb2_p2p_put() returns only once no callback of its handle runs;
- * port->lock protects what the handle maps (the port being live).  Order:
- * dlb2_mutex, then p2p_lock, then port->lock.
+ * sits on the port's p2p list until it is put.  Locking (dlb2.h,
+ * "Locking"): port->p2p_lock protects the list and the callback state of
+ * each pin, port->lock what the handle maps (the port being live, the pin
+ * revoked), taken under p2p_lock.  Revoke callbacks run with neither (nor
+ * any other dlb2 lock) held: dlb2_p2p_revoke_all() chooses the pins under
+ * p2p_lock, marks them revoked, and calls them one by one without it;
+ * dlb2_p2p_put() of a pin whose callback runs waits for it, and of a pin
+ * whose callback is still to run takes it off, so it is never called.
  */
 #include <linux/iommu.h>
 #include <linux/mm.h>
@@ -27,7 +30,10 @@
  * @port: the port (a reference)
  * @revoke: the holder's callback
  * @priv: its argument
- * @revoked: the callback ran (or the port was gone already)
+ * @revoked: revocation began: no map or CPU address any more (under
+ *	     port->lock, set under p2p_lock too)
+ * @todo: on a revoker's list of callbacks still to call, under p2p_lock
+ * @in_callback: its callback runs (set under p2p_lock)
  * @info: what the range is
  */
 struct dlb2_p2p {
@@ -36,6 +42,8 @@ struct dlb2_p2p {
 	dlb2_p2p_revoke_t revoke;
 	void *priv;
 	bool revoked;
+	struct list_head todo;
+	bool in_callback;
 	struct dlb2_p2p_info info;
 };
 
@@ -60,6 +68,7 @@ struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 	p2p = kzalloc(sizeof(*p2p), GFP_KERNEL);
 	if (!p2p)
 		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&p2p->todo);
 	mutex_lock(&port->p2p_lock);
 	mutex_lock(&port->lock);
 	if (!port->dlb2) {
@@ -156,7 +165,8 @@ EXPORT_SYMBOL_GPL(dlb2_p2p_get);
  * @p2p: the pin; the holder unmapped every dlb2_p2p_map() of it
  *
  * Waits for a revoke callback of this pin that is running; so it must not
- * be called from that callback.
+ * be called from that callback.  A callback that a revocation has yet to
+ * call is not called any more.
  */
 void dlb2_p2p_put(struct dlb2_p2p *p2p)
 {
@@ -164,7 +174,14 @@ void dlb2_p2p_put(struct dlb2_p2p *p2p)
 
 	mutex_lock(&port->p2p_lock);
 	list_del(&p2p->node);
+	if (!list_empty(&p2p->todo)) {
+		list_del_init(&p2p->todo);
+		WRITE_ONCE(port->p2p_pending, port->p2p_pending - 1);
+		wake_up_all(&port->p2p_wq);
+	}
 	mutex_unlock(&port->p2p_lock);
+	/* Its revoker clears it, under p2p_lock, once the callback returned. */
+	wait_event(port->p2p_wq, !READ_ONCE(p2p->in_callback));
 	kfree(p2p);
 	dlb2_port_put(port);
 }
@@ -319,17 +336,25 @@ EXPORT_SYMBOL_GPL(dlb2_p2p_cpu_addr);
 
 /**
  * dlb2_p2p_revoke_all() - tell every holder of a port's pins it goes away
- * @port: a port just marked dead (port->dlb2 == NULL), or whose file is
- *	  being released
+ * @port: a port dlb2_port_revoke() marked dead, or whose file is being
+ *	  released; the caller holds a reference on it
  *
- * Called from dlb2_port_revoke() and the port file's release, dlb2_mutex
- * held, port->lock not held.  Pins taken afterwards (through a new open of
- * a live port) are not affected.
+ * Called with no dlb2 lock held (dlb2.h, "Locking"): from
+ * dlb2_domain_release() and the port file's release.  The pins not yet
+ * revoked are marked revoked under p2p_lock (and port->lock, for
+ * dlb2_p2p_map()), then their callbacks are called one at a time without
+ * any lock.  Returns once those callbacks and the ones that a concurrent
+ * call for the same port runs have returned, so that the caller may then
+ * reuse or free the port.  Pins taken afterwards (through a new open of a
+ * live port) are not affected.
  */
 void dlb2_p2p_revoke_all(struct dlb2_port *port)
 {
 	struct dlb2_p2p *p2p;
+	LIST_HEAD(todo);
 
+	lockdep_assert_not_held(port->dev_lock);
+	might_sleep();
 	mutex_lock(&port->p2p_lock);
 	list_for_each_entry(p2p, &port->p2p, node) {
 		if (p2p->revoked)
@@ -337,8 +362,24 @@ void dlb2_p2p_revoke_all(struct dlb2_port *port)
 		mutex_lock(&port->lock);
 		p2p->revoked = true;
 		mutex_unlock(&port->lock);
+		list_add_tail(&p2p->todo, &todo);
+		WRITE_ONCE(port->p2p_pending, port->p2p_pending + 1);
+	}
+	while (!list_empty(&todo)) {
+		p2p = list_first_entry(&todo, struct dlb2_p2p, todo);
+		list_del_init(&p2p->todo);
+		WRITE_ONCE(p2p->in_callback, true);
+		mutex_unlock(&port->p2p_lock);
+
 		if (p2p->revoke)
 			p2p->revoke(p2p->priv);
+
+		mutex_lock(&port->p2p_lock);
+		/* From here on dlb2_p2p_put() may free p2p. */
+		WRITE_ONCE(p2p->in_callback, false);
+		WRITE_ONCE(port->p2p_pending, port->p2p_pending - 1);
+		wake_up_all(&port->p2p_wq);
 	}
 	mutex_unlock(&port->p2p_lock);
+	wait_event(port->p2p_wq, !READ_ONCE(port->p2p_pending));
 }

@@ -12,7 +12,7 @@
  *
  * A file holds a reference on its port; the port object outlives the
  * domain, but its dlb2/dom pointers are cleared on revocation and only
- * used under port->lock while set.
+ * used under port->lock while set.  Locks: dlb2.h, "Locking".
  */
 #include <linux/cdev.h>
 #include <linux/dma-mapping.h>
@@ -35,7 +35,12 @@
 static dev_t dlb2_devt;
 static struct cdev dlb2_cdev;
 static struct class *dlb2_class;
-static DEFINE_IDR(dlb2_minors);		/* minor -> port, under dlb2_mutex */
+/*
+ * minor -> port of every port device; NULL while a domain's devices are
+ * being created (dlb2_port_cdev_add() until dlb2_port_cdev_enable()).
+ */
+static DEFINE_IDR(dlb2_minors);
+static DEFINE_MUTEX(dlb2_minors_lock);	/* protects dlb2_minors */
 
 /* Bytes of the ring (sparse mode: 64 per entry), and of its mapping. */
 static u32 cq_size(const struct dlb2_port *port)
@@ -123,7 +128,7 @@ void dlb2_port_put(struct dlb2_port *port)
 
 /**
  * dlb2_port_release_cq() - recover a port whose consumer went away
- * @port: a live port, port->lock and dlb2_mutex held
+ * @port: a live port; the device lock and port->lock held
  *
  * QEs in the CQ, and QEs the consumer dequeued without completing them, are
  * returned to the device (tokens popped, completions issued) and counted in
@@ -135,6 +140,8 @@ void dlb2_port_release_cq(struct dlb2_port *port)
 	struct dlb2 *dlb2 = port->dlb2;
 	unsigned int n;
 
+	lockdep_assert_held(dlb2->lock);
+	lockdep_assert_held(&port->lock);
 	dlb2_hw_cq_enable(dlb2, port, false);
 	while ((n = dlb2_hw_port_drain(dlb2, port)))
 		atomic64_add(n, &port->released);
@@ -151,12 +158,17 @@ static int port_open(struct inode *inode, struct file *file)
 	struct dlb2_port *port;
 	int ret = 0;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(&dlb2_minors_lock);
 	port = idr_find(&dlb2_minors, iminor(inode));
-	if (!port) {
-		mutex_unlock(&dlb2_mutex);
+	/*
+	 * A port in the IDR still has its domain's reference: the domain
+	 * drops it only after dlb2_port_revoke() took the port out.
+	 */
+	if (port)
+		kref_get(&port->ref);
+	mutex_unlock(&dlb2_minors_lock);
+	if (!port)
 		return -ENODEV;
-	}
 	mutex_lock(&port->lock);
 	if (!port->dlb2) {
 		ret = -ENODEV;
@@ -164,12 +176,14 @@ static int port_open(struct inode *inode, struct file *file)
 		ret = -EBUSY;
 	} else {
 		port->file = file;
-		kref_get(&port->ref);
-		file->private_data = port;
+		file->private_data = port;	/* the file keeps the reference */
 	}
 	mutex_unlock(&port->lock);
-	mutex_unlock(&dlb2_mutex);
-	return ret ? ret : nonseekable_open(inode, file);
+	if (ret) {
+		dlb2_port_put(port);
+		return ret;
+	}
+	return nonseekable_open(inode, file);
 }
 
 /* Called once the last mapping and descriptor of the file are gone. */
@@ -177,19 +191,21 @@ static int port_release(struct inode *inode, struct file *file)
 {
 	struct dlb2_port *port = file->private_data;
 
-	mutex_lock(&dlb2_mutex);
 	/*
 	 * The pins and dma-bufs taken through this file go with it, before
 	 * the CQ is recovered: a later opener of the port (another process,
-	 * perhaps) receives nothing their devices write.
+	 * perhaps) receives nothing their devices write.  Their callbacks
+	 * run with no dlb2 lock held; no new one can be taken meanwhile
+	 * (that needs the file or one of its mappings).
 	 */
 	dlb2_p2p_revoke_all(port);
+	mutex_lock(port->dev_lock);
 	mutex_lock(&port->lock);
 	if (port->dlb2)
 		dlb2_port_release_cq(port);
 	port->file = NULL;
 	mutex_unlock(&port->lock);
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(port->dev_lock);
 	dlb2_port_put(port);
 	return 0;
 }
@@ -386,12 +402,7 @@ static long port_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DLB2_IOC_EXPORT_DMABUF:
 		if (arg & ~O_CLOEXEC)
 			return -EINVAL;
-		mutex_lock(&dlb2_mutex);
-		ret = -ENODEV;
-		if (READ_ONCE(port->dlb2))
-			ret = dlb2_dmabuf_export(port, arg);
-		mutex_unlock(&dlb2_mutex);
-		return ret;
+		return dlb2_dmabuf_export(port, arg);
 	default:
 		return -ENOTTY;
 	}
@@ -409,20 +420,26 @@ static const struct file_operations port_fops = {
 };
 
 /**
- * dlb2_port_publish() - create a port's character device
- * @port: a port of a domain being enabled; dlb2_mutex held
+ * dlb2_port_cdev_add() - create a port's character device, not yet usable
+ * @port: a port of a domain being enabled; the device lock held
  * @dev_id: N of the device's dlb2_<N>
+ *
+ * Until dlb2_port_cdev_enable(), an open of the device answers ENODEV, so
+ * that a domain whose enable fails later leaves no opener behind.
  *
  * Return: 0 or a negative errno.
  */
-int dlb2_port_publish(struct dlb2_port *port, int dev_id)
+int dlb2_port_cdev_add(struct dlb2_port *port, int dev_id)
 {
 	struct device *dev;
 	int minor;
 
+	lockdep_assert_held(port->dev_lock);
 	/* Cyclic: a stale node or path does not soon name a new port. */
-	minor = idr_alloc_cyclic(&dlb2_minors, port, 0, DLB2_MAX_PORT_MINORS,
+	mutex_lock(&dlb2_minors_lock);
+	minor = idr_alloc_cyclic(&dlb2_minors, NULL, 0, DLB2_MAX_PORT_MINORS,
 				 GFP_KERNEL);
+	mutex_unlock(&dlb2_minors_lock);
 	if (minor < 0)
 		return minor;
 	port->devt = MKDEV(MAJOR(dlb2_devt), minor);
@@ -431,7 +448,9 @@ int dlb2_port_publish(struct dlb2_port *port, int dev_id)
 			    port, "dlb2!%d!%s!%s", dev_id, port->dom->name,
 			    port->name);
 	if (IS_ERR(dev)) {
+		mutex_lock(&dlb2_minors_lock);
 		idr_remove(&dlb2_minors, minor);
+		mutex_unlock(&dlb2_minors_lock);
 		return PTR_ERR(dev);
 	}
 	port->cdev_dev = dev;
@@ -439,20 +458,37 @@ int dlb2_port_publish(struct dlb2_port *port, int dev_id)
 }
 
 /**
+ * dlb2_port_cdev_enable() - let user space open a port's character device
+ * @port: a port dlb2_port_cdev_add() succeeded for; the device lock held
+ */
+void dlb2_port_cdev_enable(struct dlb2_port *port)
+{
+	lockdep_assert_held(port->dev_lock);
+	mutex_lock(&dlb2_minors_lock);
+	idr_replace(&dlb2_minors, port, MINOR(port->devt));
+	mutex_unlock(&dlb2_minors_lock);
+}
+
+/**
  * dlb2_port_revoke() - take a port away from user space
- * @port: the port; dlb2_mutex held
+ * @port: the port; the device lock held
  *
  * Removes the device node, makes every mapping of the open file (if any)
- * fault from now on, wakes its waiters and tells the holders of
- * peer-to-peer pins (which must stop their devices writing to the producer
- * port before their callbacks return).  The file itself stays open until
- * user space closes it; its operations answer ENODEV.
+ * fault from now on and wakes its waiters.  From now on the port is dead
+ * for its peer-to-peer holders as well: no pin, map, CPU address or
+ * dma-buf attach succeeds.  Their callbacks are not called here but by
+ * dlb2_p2p_revoke_all(), once the caller has dropped the device lock.  The
+ * file itself stays open until user space closes it; its operations
+ * answer ENODEV.
  */
 void dlb2_port_revoke(struct dlb2_port *port)
 {
+	lockdep_assert_held(port->dev_lock);
 	if (port->cdev_dev) {
 		device_destroy(dlb2_class, port->devt);
+		mutex_lock(&dlb2_minors_lock);
 		idr_remove(&dlb2_minors, MINOR(port->devt));
+		mutex_unlock(&dlb2_minors_lock);
 		port->cdev_dev = NULL;
 	}
 	mutex_lock(&port->lock);
@@ -462,7 +498,6 @@ void dlb2_port_revoke(struct dlb2_port *port)
 		unmap_mapping_range(port->file->f_mapping, 0, 0, 1);
 	mutex_unlock(&port->lock);
 	wake_up_all(&port->wq);
-	dlb2_p2p_revoke_all(port);
 }
 
 static char *port_devnode(DLB2_DEVNODE_CONST struct device *dev,

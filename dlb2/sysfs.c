@@ -42,9 +42,9 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 	struct dlb2 *dlb2 = dev_get_drvdata(dev);
 	enum dlb2_state state;
 
-	mutex_lock(&dlb2_mutex);
+	mutex_lock(dlb2->lock);
 	state = dlb2->state;
-	mutex_unlock(&dlb2_mutex);
+	mutex_unlock(dlb2->lock);
 	return sysfs_emit(buf, "%s\n", names[state]);
 }
 static DEVICE_ATTR_RO(state);
@@ -175,9 +175,9 @@ static ssize_t res_show(struct device *dev, struct device_attribute *attr,
 	u32 val;
 
 	if (!ra->total) {
-		mutex_lock(&dlb2_mutex);
+		mutex_lock(dlb2->lock);
 		val = res_value(&dlb2->res, ra->field);
-		mutex_unlock(&dlb2_mutex);
+		mutex_unlock(dlb2->lock);
 		return sysfs_emit(buf, "%u\n", val);
 	}
 	total = kmalloc(sizeof(*total), GFP_KERNEL);

@@ -35,8 +35,11 @@ struct dlb2_p2p;
  * typedef dlb2_p2p_revoke_t - the window is being taken away
  * @priv: what the holder passed to dlb2_p2p_get()
  *
- * Called in process context, without dlb2 locks that dlb2_p2p_*() take;
- * may sleep.  Called at most once per dlb2_p2p_get().
+ * Called in process context with no dlb2 lock held; may sleep and may
+ * wait for other processes.  Called at most once per dlb2_p2p_get(), and
+ * not at all once dlb2_p2p_put() has taken the pin off.  dlb2 resets the
+ * port and gives it to another domain only after every callback of the
+ * port has returned.
  */
 typedef void (*dlb2_p2p_revoke_t)(void *priv);
 

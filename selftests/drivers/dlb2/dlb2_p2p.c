@@ -7,7 +7,9 @@
  * (unmapped) DMA faulting in translated mode, the refusals (not a dlb2
  * mapping, wider than one window, another domain's port, a disabled
  * domain's port, a path the PCI topology check rejects unless overridden),
- * and revocation of a held pin on domain disable and on unbind.
+ * revocation of a held pin on domain disable and on unbind, and revoke
+ * callbacks that hold no dlb2 lock (the device configurable while one
+ * waits) and keep the domain's resources until they return.
  *
  * Needs a DLB device, dlb2.ko, an edu device and dlb2_edu.ko; skips
  * otherwise.  DLB2_IOMMU (off|pt|dma), when set by the VM harness, is the
@@ -564,6 +566,95 @@ TEST_F(p2p, dmabuf_export_import_revoke)
 	/* And the dead port exports nothing more. */
 	EXPECT_EQ(-1, ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, 0));
 	EXPECT_EQ(ENODEV, errno);
+	close(buf);
+}
+
+/* What configure_meanwhile() saw and did, and whether it finished. */
+struct meanwhile {
+	const char *pci;
+	const char *dom2;
+	long avail_domains, avail_dir_ports;
+	atomic_int done;
+	int ret;
+};
+
+/*
+ * Configure the device while another domain's revocation waits for a
+ * holder: sysfs (the free resources), then a second domain created,
+ * enabled, disabled and removed through configfs.  Each takes the device
+ * lock.
+ */
+static void *configure_meanwhile(void *arg)
+{
+	struct meanwhile *m = arg;
+	char avail[PATH_MAX];
+
+	pathf(avail, "%s/avail_resources", m->pci);
+	m->avail_domains = read_num(avail, "domains");
+	m->avail_dir_ports = read_num(avail, "dir_ports");
+	m->ret = make_domain(m->dom2);
+	m->ret = m->ret ?: write_attr(m->dom2, "enable", "0");
+	cfs_domain_destroy(m->dom2);
+	m->done = 1;
+	return NULL;
+}
+
+/*
+ * A holder's revoke callback runs with no dlb2 lock held: while the
+ * dma-buf's callback waits for the importer's fence (as a peer-memory
+ * invalidation waits for another process), the device can still be
+ * configured; and the revoked domain keeps its resources, its ports
+ * included, until the callback has returned.
+ */
+TEST_F(p2p, revoke_callbacks_hold_no_lock)
+{
+	struct meanwhile m = { .pci = self->pci, .dom2 = self->dom2 };
+	struct disabler dis = { .dom = self->dom };
+	struct dlb2_edu_dmabuf d = { 0 };
+	long domains, dir_ports;
+	char avail[PATH_MAX];
+	pthread_t t, t2;
+	unsigned int ms;
+	int buf;
+
+	if (!self->version)
+		return;
+	pathf(avail, "%s/avail_resources", self->pci);
+	domains = read_num(avail, "domains");
+	dir_ports = read_num(avail, "dir_ports");
+	buf = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	ASSERT_LE(0, buf);
+	d.fd = buf;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_ATTACH, &d));
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_FENCE));
+	ASSERT_EQ(0, pthread_create(&t, NULL, disable_domain, &dis));
+	/* The callback has told the importer and now waits for its fence. */
+	for (ms = 0; ms < 5000; ms += 10) {
+		ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_STATE, &d));
+		if (d.moves)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(1, d.moves);
+	ASSERT_EQ(0, pthread_create(&t2, NULL, configure_meanwhile, &m));
+	for (ms = 0; ms < 10000 && !m.done; ms += 10)
+		usleep(10000);
+	EXPECT_EQ(1, m.done) {
+		TH_LOG("configuring the device waited for a revoke callback");
+	}
+	EXPECT_EQ(0, dis.done);
+	/* Let the callback return, whatever happened. */
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_SIGNAL));
+	pthread_join(t, NULL);
+	pthread_join(t2, NULL);
+	EXPECT_EQ(0, dis.ret);
+	EXPECT_EQ(0, m.ret);
+	/* Until then the revoked domain held its domain and its ports ... */
+	EXPECT_EQ(domains, m.avail_domains);
+	EXPECT_EQ(dir_ports, m.avail_dir_ports);
+	/* ... which are free now. */
+	EXPECT_EQ(domains + 1, read_num(avail, "domains"));
+	EXPECT_EQ(dir_ports + 2, read_num(avail, "dir_ports"));
 	close(buf);
 }
 
