@@ -244,6 +244,11 @@ static void t_parse(void)
 	CHECK_EQ(o.lines, 16);
 	CHECK_EQ(o.depth, 256);
 	CHECK_EQ(o.signal, 32);
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-B", "4,,10",
+		       NULL), 0);
+	CHECK_EQ(o.backoff.spin, 4);
+	CHECK_EQ(o.backoff.yield, 0);
+	CHECK_EQ(o.backoff.sleep_us, 10);
 	CHECK_EQ(parse(&o, "--self-test", NULL), 0);
 	CHECK_EQ(o.self_test, 1);
 }
@@ -276,6 +281,8 @@ static void t_parse_errors(void)
 		       "-e", "16", NULL), -EINVAL);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-S", "4",
 		       NULL), -EINVAL);		/* 8 lines per post > 4 */
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-B", "1,2,3,4",
+		       NULL), -EINVAL);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-x", NULL),
 		 -EINVAL);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "extra", NULL),

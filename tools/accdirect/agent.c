@@ -26,7 +26,7 @@ static void usage(void)
 {
 	fprintf(stderr, "Usage: accdirect-agent -s SERVER_IP -a LISTEN_IP [-n COUNT] [-r RING_ENTRIES]\n"
 			"                       [-c MAX_CLIENTS] [-q CREDIT_QUANTA] [-l LINES_PER_POST]\n"
-			"                       [-S SEND_QUEUE_DEPTH] [-e SIGNAL_EVERY]\n"
+			"                       [-S SEND_QUEUE_DEPTH] [-e SIGNAL_EVERY] [-B SPIN,YIELD,SLEEP_US]\n"
 			"       accdirect-agent --self-test\n");
 	exit(2);
 }
@@ -67,7 +67,7 @@ int agent_parse(int argc, char **argv, struct agent_opts *o)
 				  .lines = 8, .depth = 128, .signal = 16 };
 	optind = 0;		/* a fresh scan, also for the self-test */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:a:n:r:c:q:l:S:e:", longopts,
+	while ((c = getopt_long(argc, argv, "s:a:n:r:c:q:l:S:e:B:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's': o->server = optarg; break;
@@ -105,6 +105,10 @@ int agent_parse(int argc, char **argv, struct agent_opts *o)
 			if (parse_num(optarg, 1, 4096, &v))
 				return -EINVAL;
 			o->signal = v;
+			break;
+		case 'B':
+			if (accd_backoff_parse(optarg, &o->backoff))
+				return -EINVAL;
 			break;
 		case 'T': o->self_test = true; break;
 		default: return -EINVAL;
@@ -145,7 +149,7 @@ int main(int argc, char **argv)
 		.server = o.server, .ip = o.ip, .ring_entries = o.nr,
 		.max_clients = o.clients, .quanta = o.quanta,
 		.sq_depth = o.depth, .signal_every = o.signal,
-		.max_lines = o.lines, .log = stdout,
+		.max_lines = o.lines, .backoff = o.backoff, .log = stdout,
 		.name = "accdirect-agent",
 	}, &a);
 	if (ret == -EOPNOTSUPP) {

@@ -22,6 +22,7 @@ struct agent_opts {
 	uint32_t lines;			/* -l, lines per post (8) */
 	uint32_t depth;			/* -S, writes in flight (128) */
 	uint32_t signal;		/* -e, writes per signalled one (16) */
+	struct accd_backoff backoff;	/* -B SPIN,YIELD,SLEEP_US */
 	bool self_test;			/* --self-test */
 };
 

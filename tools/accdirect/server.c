@@ -74,7 +74,7 @@ static void usage(void)
 		"Usage: accdirect-server -a IP [-d DEV] [-D DOMAIN] [-q QUEUE[,QUEUE...]]\n"
 		"                        [-p PORT[,PORT...]] [-w PORT[,PORT...]] [-n COUNT]\n"
 		"                        [-s SLOTS] [-z SLOT_SIZE] [-N MAX_CLIENTS] [-b BURST]\n"
-		"                        [-m auto|dmabuf|peermem]\n");
+		"                        [-m auto|dmabuf|peermem] [-B SPIN,YIELD,SLEEP_US]\n");
 	exit(2);
 }
 
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	attr.nr_queues = split(qlist, queues);
 	attr.nr_producers = split(plist, producers);
 	attr.nr_workers = split(wlist, workers);
-	while ((c = getopt(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:")) != -1) {
+	while ((c = getopt(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:")) != -1) {
 		switch (c) {
 		case 'a': attr.ip = optarg; break;
 		case 'd': attr.dev = atoi(optarg); break;
@@ -108,6 +108,10 @@ int main(int argc, char **argv)
 		case 'z': attr.slot_size = strtoul(optarg, NULL, 0); break;
 		case 'N': attr.max_clients = strtoul(optarg, NULL, 0); break;
 		case 'b': attr.burst = strtoul(optarg, NULL, 0); break;
+		case 'B':
+			if (accd_backoff_parse(optarg, &attr.backoff))
+				usage();
+			break;
 		case 'm':
 			if (dlb2_mr_path_parse(optarg, &attr.mr))
 				usage();

@@ -324,6 +324,26 @@ int accd_window_open(struct accd_window *w, uint64_t *req);
  */
 int64_t accd_window_answer(struct accd_window *w, uint32_t slot);
 
+/**
+ * struct accd_backoff - what a polling thread does when it finds nothing
+ * @spin: empty polls in a row before it yields (0: 16)
+ * @yield: empty polls in a row before it sleeps (0: 256)
+ * @sleep_us: how long it sleeps (0: 50)
+ *
+ * Busy polling is fastest with a core to spare; on a few shared cores
+ * (or with Soft-RoCE's kernel work) sleeping sooner leaves them to others.
+ */
+struct accd_backoff {
+	unsigned int spin;
+	unsigned int yield;
+	unsigned int sleep_us;
+};
+
+/* Parse "SPIN,YIELD,SLEEP_US" (each may be empty: the default): 0 or -EINVAL. */
+int accd_backoff_parse(const char *s, struct accd_backoff *b);
+/* After @*idle empty polls in a row (counted here): spin, yield or sleep. */
+void accd_backoff_wait(const struct accd_backoff *b, unsigned int *idle);
+
 /* ============================================================== server */
 
 struct accd_server;
@@ -373,6 +393,7 @@ typedef int (*accd_handler_fn)(void *arg, const struct accd_request *req,
  *	peer memory)
  * @burst: QEs a worker dequeues at once (0: 32, at most 64)
  * @signal_every: one SEND in this many is signalled (0: 16, at most 64)
+ * @backoff: the worker threads' (ACCD_SERVER_THREADS) when idle
  * @log: where connections are reported, one line each ("@name: ..."), or
  *	 NULL
  * @name: the prefix of @log's lines (NULL: "accdirect-server")
@@ -394,6 +415,7 @@ struct accd_server_attr {
 	enum dlb2_mr_path mr;
 	unsigned int burst;
 	unsigned int signal_every;
+	struct accd_backoff backoff;
 	FILE *log;
 	const char *name;
 };
@@ -548,6 +570,7 @@ struct accd_agent;
  * @signal_every: writes per signalled one (0: 16; at most @sq_depth)
  * @max_lines: lines per post (0: 8)
  * @rc_flags: DLB2_RC_* for the device check (libdlb2_rdma.h)
+ * @backoff: accd_agent_run()'s when nothing is ready
  * @log, @name: as struct accd_server_attr ("accdirect-agent")
  */
 struct accd_agent_attr {
@@ -562,6 +585,7 @@ struct accd_agent_attr {
 	unsigned int signal_every;
 	unsigned int max_lines;
 	unsigned int rc_flags;
+	struct accd_backoff backoff;
 	FILE *log;
 	const char *name;
 };
@@ -603,8 +627,8 @@ int accd_agent_poll(struct accd_agent *a);
 /*
  * Poll until @count QEs were enqueued (0: no limit), *@stop (may be NULL)
  * becomes non-zero, or, once a client was served, no request came for
- * @idle_timeout seconds (0: no timeout).  Backs off (sched_yield(), then
- * short sleeps) while idle.  0 or -errno.
+ * @idle_timeout seconds (0: no timeout).  Backs off while idle (struct
+ * accd_agent_attr.backoff).  0 or -errno.
  */
 int accd_agent_run(struct accd_agent *a, uint64_t count, double idle_timeout,
 		   const volatile int *stop);

@@ -5,7 +5,6 @@
  * client, and the enqueue engine (enq.c) between them.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -302,13 +301,7 @@ int accd_agent_run(struct accd_agent *a, uint64_t count, double idle_timeout,
 			else if (accd_now() - idle > idle_timeout)
 				return 0;	/* the clients are gone */
 		}
-		/* back off: spin, yield, then sleep a little */
-		if (++empty < 16)
-			continue;
-		if (empty < 256)
-			sched_yield();
-		else
-			usleep(50);
+		accd_backoff_wait(&a->attr.backoff, &empty);
 	}
 	return 0;
 }

@@ -5,8 +5,10 @@
  * client's window.  No RDMA here; tests/test-logic.c checks all of it.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "accdirect.h"
 
@@ -128,6 +130,45 @@ void accd_sq_complete(struct accd_sq *q, uint64_t id)
 {
 	if (id + 1 > q->completed && id < q->posted)
 		q->completed = id + 1;
+}
+
+int accd_backoff_parse(const char *s, struct accd_backoff *b)
+{
+	unsigned int *f[3] = { &b->spin, &b->yield, &b->sleep_us };
+	unsigned long v;
+	unsigned int i;
+	char *end;
+
+	*b = (struct accd_backoff){ 0 };
+	for (i = 0; i < 3; i++) {
+		if (*s != ',' && *s) {
+			if (*s < '0' || *s > '9')
+				return -EINVAL;
+			v = strtoul(s, &end, 10);
+			if (v > 1000000)
+				return -EINVAL;
+			*f[i] = v;
+			s = end;
+		}
+		if (!*s)
+			return 0;
+		if (*s++ != ',' || i == 2)
+			return -EINVAL;
+	}
+	return -EINVAL;
+}
+
+void accd_backoff_wait(const struct accd_backoff *b, unsigned int *idle)
+{
+	unsigned int spin = b->spin ? b->spin : 16;
+	unsigned int yield = b->yield ? b->yield : 256;
+
+	if (++*idle < spin)
+		return;
+	if (*idle < yield)
+		sched_yield();
+	else
+		usleep(b->sleep_us ? b->sleep_us : 50);
 }
 
 int accd_window_init(struct accd_window *w, uint32_t size, uint32_t nr_slots)

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -523,13 +522,7 @@ static void *srv_work(void *p)
 			idle = 0;
 			continue;
 		}
-		/* back off: spin, yield, then sleep a little */
-		if (++idle < 16)
-			continue;
-		if (idle < 256)
-			sched_yield();
-		else
-			usleep(50);
+		accd_backoff_wait(&s->attr.backoff, &idle);
 	}
 	return NULL;
 }

@@ -370,6 +370,35 @@ static void t_window_random(void)
 	accd_window_fini(&w);
 }
 
+static void t_backoff(void)
+{
+	struct accd_backoff b;
+	unsigned int idle = 0, i;
+
+	CHECK_EQ(accd_backoff_parse("4,64,20", &b), 0);
+	CHECK_EQ(b.spin, 4);
+	CHECK_EQ(b.yield, 64);
+	CHECK_EQ(b.sleep_us, 20);
+	CHECK_EQ(accd_backoff_parse(",,100", &b), 0);	/* defaults but sleep */
+	CHECK_EQ(b.spin, 0);
+	CHECK_EQ(b.yield, 0);
+	CHECK_EQ(b.sleep_us, 100);
+	CHECK_EQ(accd_backoff_parse("8", &b), 0);
+	CHECK_EQ(b.spin, 8);
+	CHECK_EQ(b.yield, 0);
+	CHECK_EQ(accd_backoff_parse("", &b), 0);
+	CHECK_EQ(accd_backoff_parse("1,2,3,4", &b), -EINVAL);
+	CHECK_EQ(accd_backoff_parse("x", &b), -EINVAL);
+	CHECK_EQ(accd_backoff_parse("1;2", &b), -EINVAL);
+	CHECK_EQ(accd_backoff_parse("-1", &b), -EINVAL);
+	CHECK_EQ(accd_backoff_parse("2000000", &b), -EINVAL);
+	/* the count goes up by one per empty poll */
+	accd_backoff_parse("3,5,1", &b);
+	for (i = 0; i < 6; i++)
+		accd_backoff_wait(&b, &idle);
+	CHECK_EQ(idle, 6);
+}
+
 int main(void)
 {
 	RUN(t_layouts);
@@ -382,5 +411,6 @@ int main(void)
 	RUN(t_sq_progress);
 	RUN(t_window);
 	RUN(t_window_random);
+	RUN(t_backoff);
 	return tap_done();
 }
