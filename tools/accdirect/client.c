@@ -22,7 +22,7 @@ static void usage(void)
 {
 	fprintf(stderr, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT [-c WINDOW] [-b BATCH]\n"
 			"                        [-f FLOWS] [-Q QUEUES] [-P PRIORITY] [-t atomic|unordered|ordered]\n"
-			"                        [-C]\n");
+			"                        [-C | -u]\n");
 	exit(2);
 }
 
@@ -36,7 +36,8 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	struct accd_client_attr attr = { 0 };
+	/* payloads of consecutive slots in one write: the faster on rxe */
+	struct accd_client_attr attr = { .coalesce = true };
 	struct accd_qe_attr qa = { .sched_type = ACCD_SCHED_QUEUE };
 	struct accd_response r[64];
 	struct accd_client *c;
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 	double t0;
 	int ch, n, i, ret = 0;
 
-	while ((ch = getopt(argc, argv, "s:g:n:c:b:f:Q:P:t:C")) != -1) {
+	while ((ch = getopt(argc, argv, "s:g:n:c:b:f:Q:P:t:Cu")) != -1) {
 		switch (ch) {
 		case 's': attr.server = optarg; break;
 		case 'g': attr.agent = optarg; break;
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 		case 'c': attr.window = strtoul(optarg, NULL, 0); break;
 		case 'b': attr.batch = strtoul(optarg, NULL, 0); break;
 		case 'C': attr.coalesce = true; break;
+		case 'u': attr.coalesce = false; break;
 		case 'f': flows = strtoul(optarg, NULL, 0); break;
 		case 'Q': queues = strtoul(optarg, NULL, 0); break;
 		case 'P': qa.prio = strtoul(optarg, NULL, 0); break;

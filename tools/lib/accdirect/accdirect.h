@@ -326,9 +326,9 @@ int64_t accd_window_answer(struct accd_window *w, uint32_t slot);
 
 /**
  * struct accd_backoff - what a polling thread does when it finds nothing
- * @spin: empty polls in a row before it yields (0: 16)
- * @yield: empty polls in a row before it sleeps (0: 256)
- * @sleep_us: how long it sleeps (0: 50)
+ * @spin: empty polls in a row before it yields (0: 4)
+ * @yield: empty polls in a row before it sleeps (0: 32)
+ * @sleep_us: how long it sleeps (0: 20)
  *
  * Busy polling is fastest with a core to spare; on a few shared cores
  * (or with Soft-RoCE's kernel work) sleeping sooner leaves them to others.
@@ -387,7 +387,7 @@ typedef int (*accd_handler_fn)(void *arg, const struct accd_request *req,
  * @producers, @nr_producers: producer ports, one per agent (1..)
  * @workers, @nr_workers: worker ports, each linked to the queues (1..)
  * @max_clients: clients over the server's life (0: 16)
- * @nr_slots, @slot_size: each client's payload slots (0: 64, 1024; sizes a
+ * @nr_slots, @slot_size: each client's payload slots (0: 256, 1024; sizes a
  *		       multiple of 8, 64..65528)
  * @mr: how producer ports are registered (DLB2_MR_AUTO: dma-buf, else
  *	peer memory)

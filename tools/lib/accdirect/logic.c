@@ -160,15 +160,15 @@ int accd_backoff_parse(const char *s, struct accd_backoff *b)
 
 void accd_backoff_wait(const struct accd_backoff *b, unsigned int *idle)
 {
-	unsigned int spin = b->spin ? b->spin : 16;
-	unsigned int yield = b->yield ? b->yield : 256;
+	unsigned int spin = b->spin ? b->spin : 4;
+	unsigned int yield = b->yield ? b->yield : 32;
 
 	if (++*idle < spin)
 		return;
 	if (*idle < yield)
 		sched_yield();
 	else
-		usleep(b->sleep_us ? b->sleep_us : 50);
+		usleep(b->sleep_us ? b->sleep_us : 20);
 }
 
 int accd_window_init(struct accd_window *w, uint32_t size, uint32_t nr_slots)

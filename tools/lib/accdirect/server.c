@@ -97,7 +97,7 @@ int accd_server_create(const struct accd_server_attr *attr,
 	if (!s->attr.max_clients)
 		s->attr.max_clients = 16;
 	if (!s->attr.nr_slots)
-		s->attr.nr_slots = 64;
+		s->attr.nr_slots = 256;
 	if (!s->attr.slot_size)
 		s->attr.slot_size = 1024;
 	if (!s->attr.burst)
