@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * accdirect-agent --self-test: the agent's own logic, in-process, with no
- * RDMA device: its command line, the QEs it packs from the client's
- * metadata, batching up to four QEs per producer-port line, the credit
- * accounting of libdlb2_rdma (READ + compare-and-swap, lost races, waiting
- * for credits) and its errors.  libibverbs posts and polls through the
- * function pointers of the QP's and CQ's context (ibv_post_send() and
- * ibv_poll_cq() are inline), so an emulated device here executes each work
- * request on this process's memory: the server's credit word and its
- * producer port.  Prints TAP; the output is the same on every architecture
+ * RDMA device: its command line, the QEs it makes of the clients' metadata
+ * rings, and libaccdirect's enqueue engine (struct accd_enq): four QEs per
+ * producer-port line, chains of writes mostly unsignalled with never more
+ * in flight than the send queue holds, credits taken in portions by READ +
+ * compare-and-swap (lost races, a short pool), the unused ones given back,
+ * and errors.  libibverbs posts and polls through the function pointers of
+ * the QP's and CQ's context (ibv_post_send() and ibv_poll_cq() are
+ * inline), so an emulated device here executes each work request on this
+ * process's memory: the server's credit word and its producer port.
+ * Prints TAP; the output is the same on every architecture
  * (tools/accdirect/cross-test compares the aarch64 build under qemu-user
  * with the native one).
  */
@@ -23,7 +25,8 @@
 #define LKEY		0x1c
 #define CREDIT_RKEY	0xc0ffee
 #define PP_RKEY		0x9900
-#define MAX_LINES	64
+#define MAX_LINES	256
+#define DEPTH		16
 
 /* The emulated device, the server's credit word and its producer port. */
 static struct fake {
@@ -31,52 +34,47 @@ static struct fake {
 	struct ibv_qp qp;
 	struct ibv_cq cq;
 	struct ibv_mr mr;
-	struct ibv_wc wc;
-	int pending;
+	struct ibv_wc wc[4 * MAX_LINES];	/* completions not polled yet */
+	unsigned int nwc;
+	uint64_t posted, retired;	/* work requests; retired by a signal */
+	uint64_t max_outstanding;
+	unsigned int depth;		/* the send queue: overflow beyond */
+	int error;			/* the QP is in the error state */
 	uint64_t credit;		/* the domain's credit word */
 	struct dlb2_hcw pp[MAX_LINES][4];	/* lines written to the PP */
 	unsigned int lines;
-	unsigned int reads, cas, cas_lost, faa, bad;
+	unsigned int reads, cas, cas_lost, faa, bad, overflow;
+	unsigned int posts, signalled, unsignalled, inlined;
 	uint64_t taken;			/* credits taken by a successful CAS */
 	uint64_t qes;			/* valid QEs written to the PP */
 	unsigned int steal;		/* CASes before which a CPU takes one */
 	int credit_before_qe;		/* every QE had its credit */
 } F;
 
-static struct dlb2_rc rc;
+static struct accd_enq enq;
+static struct dlb2_rc rc;		/* libdlb2_rdma's, on the same device */
+static struct dlb2_hcw lines[DEPTH][4] __attribute__((aligned(64)));
+static uint64_t atomic_buf[2] __attribute__((aligned(64)));
 
-static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			  struct ibv_send_wr **bad)
+/* One work request: its completion's status. */
+static enum ibv_wc_status execute(struct ibv_send_wr *wr)
 {
 	uint64_t *local = (uint64_t *)(uintptr_t)wr->sg_list->addr;
-	uint64_t remote = wr->opcode == IBV_WR_RDMA_READ ||
-			  wr->opcode == IBV_WR_RDMA_WRITE ?
-			  wr->wr.rdma.remote_addr : wr->wr.atomic.remote_addr;
-	uint32_t rkey = wr->opcode == IBV_WR_RDMA_READ ||
-			wr->opcode == IBV_WR_RDMA_WRITE ?
-			wr->wr.rdma.rkey : wr->wr.atomic.rkey;
+	bool rdma = wr->opcode == IBV_WR_RDMA_READ ||
+		    wr->opcode == IBV_WR_RDMA_WRITE;
+	uint64_t remote = rdma ? wr->wr.rdma.remote_addr :
+				 wr->wr.atomic.remote_addr;
+	uint32_t rkey = rdma ? wr->wr.rdma.rkey : wr->wr.atomic.rkey;
 	uint64_t old;
 	unsigned int i;
 
-	(void)qp;
-	if (F.pending || wr->next || wr->num_sge != 1 ||
-	    !(wr->send_flags & IBV_SEND_SIGNALED) ||
-	    wr->sg_list->lkey != LKEY) {
-		*bad = wr;
-		F.bad++;
-		return EINVAL;
-	}
-	F.wc = (struct ibv_wc){ .wr_id = wr->wr_id, .status = IBV_WC_SUCCESS };
-	F.pending = 1;
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		if (remote != (uintptr_t)&F.credit || rkey != CREDIT_RKEY ||
-		    wr->sg_list->length != 8) {
-			F.wc.status = IBV_WC_REM_ACCESS_ERR;
-			break;
-		}
+		    wr->sg_list->length != 8)
+			return IBV_WC_REM_ACCESS_ERR;
 		if (wr->opcode == IBV_WR_RDMA_READ) {
 			F.reads++;
 			*local = F.credit;
@@ -99,40 +97,80 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			}
 			*local = old;
 		}
-		break;
+		return IBV_WC_SUCCESS;
 	case IBV_WR_RDMA_WRITE:
-		if (remote != rc.pp_addr || rkey != PP_RKEY ||
-		    wr->sg_list->length != 64 || F.lines == MAX_LINES) {
-			F.wc.status = IBV_WC_REM_ACCESS_ERR;
-			break;
-		}
+		if (remote != enq.pp_addr || rkey != PP_RKEY ||
+		    wr->sg_list->length != 64 || F.lines == MAX_LINES)
+			return IBV_WC_REM_ACCESS_ERR;
 		memcpy(F.pp[F.lines++], local, 64);
 		for (i = 0; i < 4; i++)
 			F.qes += F.pp[F.lines - 1][i].cmd == DLB2_CMD_NEW;
 		if (F.qes > F.taken)
 			F.credit_before_qe = 0;
-		break;
+		F.inlined += !!(wr->send_flags & IBV_SEND_INLINE);
+		return IBV_WC_SUCCESS;
 	default:
-		F.wc.status = IBV_WC_REM_INV_REQ_ERR;
+		return IBV_WC_REM_INV_REQ_ERR;
+	}
+}
+
+static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad)
+{
+	enum ibv_wc_status st;
+
+	(void)qp;
+	F.posts++;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge != 1 || wr->sg_list->lkey != LKEY) {
+			*bad = wr;
+			F.bad++;
+			return EINVAL;
+		}
+		F.posted++;
+		if (F.posted - F.retired > F.depth)
+			F.overflow++;
+		if (F.posted - F.retired > F.max_outstanding)
+			F.max_outstanding = F.posted - F.retired;
+		st = F.error ? IBV_WC_WR_FLUSH_ERR : execute(wr);
+		if (st != IBV_WC_SUCCESS)
+			F.error = 1;
+		if (wr->send_flags & IBV_SEND_SIGNALED)
+			F.signalled++;
+		else
+			F.unsignalled++;
+		/* errors complete whether signalled or not */
+		if ((wr->send_flags & IBV_SEND_SIGNALED) || st != IBV_WC_SUCCESS)
+			F.wc[F.nwc++] = (struct ibv_wc){
+				.wr_id = wr->wr_id, .status = st,
+				/* which request it was, to retire up to it */
+				.imm_data = (uint32_t)F.posted,
+			};
 	}
 	return 0;
 }
 
 static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
+	int k = 0;
+
 	(void)cq;
-	if (!F.pending || n < 1)
-		return 0;
-	*wc = F.wc;
-	F.pending = 0;
-	return 1;
+	while (k < n && F.nwc) {
+		wc[k] = F.wc[0];
+		F.retired = wc[k].imm_data;	/* all before it, too */
+		wc[k].imm_data = 0;
+		memmove(F.wc, F.wc + 1, --F.nwc * sizeof(F.wc[0]));
+		k++;
+	}
+	return k;
 }
 
 /* The address the producer port has in the server (never dereferenced). */
 static const uint64_t ppbuf[8] __attribute__((aligned(64)));
 
-/* A fresh device with @credits in the credit word. */
-static void fake_reset(uint64_t credits)
+/* A fresh device with @credits in the credit word; the engine on it. */
+static void fake_reset(uint64_t credits, uint32_t signal_every,
+		       unsigned int max_lines)
 {
 	static uint64_t buf[16] __attribute__((aligned(64)));
 
@@ -143,6 +181,17 @@ static void fake_reset(uint64_t credits)
 	F.mr.lkey = LKEY;
 	F.credit = credits;
 	F.credit_before_qe = 1;
+	F.depth = DEPTH;
+	memset(lines, 0, sizeof(lines));
+	enq = (struct accd_enq){
+		.qp = &F.qp, .cq = &F.cq, .lkey = LKEY, .lines = lines,
+		.inline_ok = true,
+		.pp_addr = (uintptr_t)ppbuf, .pp_rkey = PP_RKEY,
+		.credit_addr = (uintptr_t)&F.credit, .credit_rkey = CREDIT_RKEY,
+		.atomic = atomic_buf, .credits = { .quanta = 32 },
+		.max_lines = max_lines,
+	};
+	accd_sq_init(&enq.sq, DEPTH, signal_every);
 	memset(buf, 0, sizeof(buf));
 	rc = (struct dlb2_rc){
 		.qp = &F.qp, .cq = &F.cq, .mr = &F.mr, .buf = buf,
@@ -155,12 +204,12 @@ static void fake_reset(uint64_t credits)
 
 static int parse(struct agent_opts *o, ...)
 {
-	char *argv[16] = { "accdirect-agent" };
+	char *argv[24] = { "accdirect-agent" };
 	int argc = 1;
 	va_list ap;
 
 	va_start(ap, o);
-	while (argc < 15 && (argv[argc] = va_arg(ap, char *)))
+	while (argc < 23 && (argv[argc] = va_arg(ap, char *)))
 		argc++;
 	va_end(ap);
 	return agent_parse(argc, argv, o);
@@ -178,12 +227,28 @@ static void t_parse(void)
 	CHECK_EQ(o.nr, 64);
 	CHECK_EQ(o.self_test, 0);
 	CHECK_EQ(parse(&o, "-a", "10.0.0.2", "-s", "10.0.0.1", NULL), 0);
-	CHECK_EQ(o.count, 0);		/* until stopped */
+	CHECK_EQ(o.count, 0);		/* until the clients are idle */
 	CHECK_EQ(o.nr, 256);
+	CHECK_EQ(o.clients, 16);
+	CHECK_EQ(o.quanta, 32);
+	CHECK_EQ(o.lines, 8);
+	CHECK_EQ(o.depth, 128);
+	CHECK_EQ(o.signal, 16);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-n",
-		       "18446744073709551615", "-r", "4294967295", NULL), 0);
+		       "18446744073709551615", "-r", "32768", "-c", "4", "-q",
+		       "64", "-l", "16", "-S", "256", "-e", "32", NULL), 0);
 	CHECK_EQ(o.count, UINT64_MAX);
-	CHECK_EQ(o.nr, UINT32_MAX);
+	CHECK_EQ(o.nr, 32768);
+	CHECK_EQ(o.clients, 4);
+	CHECK_EQ(o.quanta, 64);
+	CHECK_EQ(o.lines, 16);
+	CHECK_EQ(o.depth, 256);
+	CHECK_EQ(o.signal, 32);
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-B", "4,,10",
+		       NULL), 0);
+	CHECK_EQ(o.backoff.spin, 4);
+	CHECK_EQ(o.backoff.yield, 0);
+	CHECK_EQ(o.backoff.sleep_us, 10);
 	CHECK_EQ(parse(&o, "--self-test", NULL), 0);
 	CHECK_EQ(o.self_test, 1);
 }
@@ -200,13 +265,24 @@ static void t_parse_errors(void)
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-r", "0", NULL),
 		 -EINVAL);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-r",
-		       "4294967296", NULL), -EINVAL);
+		       "32769", NULL), -EINVAL);	/* seq is 16 bits */
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-n", "-1", NULL),
 		 -EINVAL);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-n", "12x", NULL),
 		 -EINVAL);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-n",
 		       "18446744073709551616", NULL), -EINVAL);
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-l", "65",
+		       NULL), -EINVAL);
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-q", "0",
+		       NULL), -EINVAL);
+	/* a signalled write at least once per send queue */
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-S", "8",
+		       "-e", "16", NULL), -EINVAL);
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-S", "4",
+		       NULL), -EINVAL);		/* 8 lines per post > 4 */
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-B", "1,2,3,4",
+		       NULL), -EINVAL);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "-x", NULL),
 		 -EINVAL);
 	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "-a", "10.0.0.2", "extra", NULL),
@@ -218,19 +294,10 @@ static void t_parse_errors(void)
 /* ------------------------------------------------------ ring and QEs */
 
 static struct accd_meta ring[8] __attribute__((aligned(64)));
-static uint64_t consumed __attribute__((aligned(64)));
-
-static struct agent agent_of(uint32_t nr, uint64_t count)
-{
-	memset(ring, 0, sizeof(ring));
-	consumed = 0;
-	return (struct agent){
-		.rc = &rc, .ring = ring, .nr = nr, .consumed = &consumed,
-		.count = count, .qid = 5,
-		.sched = DLB2_SCHED(DLB2_SCHED_ATOMIC, 2),
-		.idle_timeout = 30,
-	};
-}
+static const struct accd_queue_map qmap = {
+	.nr = 2, .qid = { 5, 9 },
+	.sched = { DLB2_SCHED_ATOMIC, DLB2_SCHED_UNORDERED },
+};
 
 /* What the client writes for request @i: seq last. */
 static uint64_t addr_of(uint64_t i)
@@ -238,13 +305,12 @@ static uint64_t addr_of(uint64_t i)
 	return 0x7f0000100000ull + i * 0x1000;
 }
 
-static void client_write(struct agent *a, uint64_t i)
+static void client_write(struct accd_ring *r, uint64_t i)
 {
-	struct accd_meta *m = &a->ring[i % a->nr];
+	struct accd_qe_attr a = { .flow = (uint16_t)(i * 3), .queue = 0,
+				  .sched_type = ACCD_SCHED_QUEUE, .prio = 2 };
 
-	m->addr = addr_of(i);
-	m->size = 64 + i * 8;
-	__atomic_store_n(&m->seq, (uint32_t)(i + 1), __ATOMIC_RELEASE);
+	accd_meta_encode(&r->m[i % r->nr], i, addr_of(i), 64 + i * 8, &a);
 }
 
 static void t_pack(void)
@@ -252,211 +318,234 @@ static void t_pack(void)
 	static const uint8_t want[16] = {
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* data */
 		0x00, 0x10,		/* opaque: the payload's size, 4096 */
-		0x05,			/* qid */
-		0x08,			/* sched: atomic, priority 2 */
-		0x00, 0x00, 0x00,	/* lock_id, misc */
+		0x09,			/* qid: of queue 1 */
+		0x1d,			/* sched: unordered, priority 7 */
+		0xef, 0xbe,		/* lock_id: the flow */
+		0x00,			/* misc */
 		0x08,			/* cmd: NEW */
 	};
-	struct agent a = agent_of(8, 0);
+	struct accd_ring r = { .m = ring, .nr = 8, .head = 3 };
+	struct accd_qe_attr a = { .flow = 0xbeef, .queue = 1,
+				  .sched_type = ACCD_SCHED_QUEUE, .prio = 7 };
 	struct dlb2_hcw h[2];
-	char hex[64] = "";
-	unsigned int i;
 
-	CHECK_EQ(sizeof(struct dlb2_hcw), 16);
-	CHECK_EQ(sizeof(struct accd_meta), 16);
-	ring[3] = (struct accd_meta){ .addr = 0x1122334455667788ull,
-				      .size = 4096, .seq = 4 };
-	ring[4] = (struct accd_meta){ .addr = 0xabc0, .size = 64, .seq = 5 };
-	a.head = 3;
-	agent_pack(&a, h, 2);
-	for (i = 0; i < 16; i++)
-		sprintf(hex + 2 * i, "%02x", ((uint8_t *)h)[i]);
-	if (memcmp(h, want, 16))
-		diag("QE %s", hex);
-	CHECK(!memcmp(h, want, 16));
+	memset(ring, 0, sizeof(ring));
+	accd_meta_encode(&ring[3], 3, 0x1122334455667788ull, 4096, &a);
+	a = (struct accd_qe_attr){ .flow = 1, .queue = 2, .prio = 0,
+				   .sched_type = DLB2_SCHED_ORDERED };
+	accd_meta_encode(&ring[4], 4, 0xabc0, 64, &a);
+	CHECK_EQ(accd_ring_ready(&r, 4), 2);
+	CHECK_EQ(accd_ring_take(&r, &qmap, h, 2), 1);	/* queue 2: none */
+	CHECK_EQ(r.head, 5);
+	CHECK_MEM(&h[0], want, 16);
 	CHECK_EQ(h[1].data, 0xabc0);
 	CHECK_EQ(h[1].opaque, 64);
-	CHECK_EQ(h[1].qid, 5);
-	CHECK_EQ(h[1].sched, DLB2_SCHED(DLB2_SCHED_ATOMIC, 2));
-	CHECK_EQ(h[1].lock_id, 0);
+	CHECK_EQ(h[1].qid, 5);		/* out of range: queue 0 */
+	CHECK_EQ(h[1].sched, DLB2_SCHED(DLB2_SCHED_ORDERED, 0));
+	CHECK_EQ(h[1].lock_id, 1);
 	CHECK_EQ(h[1].cmd, DLB2_CMD_NEW);
 }
 
 static void t_ready(void)
 {
-	struct agent a = agent_of(4, 0);
+	struct accd_ring r = { .m = ring, .nr = 4 };
 	unsigned int i;
 
-	CHECK_EQ(agent_ready(&a), 0);
+	memset(ring, 0, sizeof(ring));
+	CHECK_EQ(accd_ring_ready(&r, 32), 0);
 	for (i = 0; i < 3; i++)
-		client_write(&a, i);
-	CHECK_EQ(agent_ready(&a), 3);
-	client_write(&a, 3);
-	CHECK_EQ(agent_ready(&a), 4);	/* four per line, no more */
-	a.head = 4;			/* wrapped: entry 0 holds request 0 */
-	CHECK_EQ(agent_ready(&a), 0);
-	client_write(&a, 4);
-	CHECK_EQ(agent_ready(&a), 1);
-	a.head = 1;			/* requests 1..4, entries 1, 2, 3, 0 */
-	CHECK_EQ(agent_ready(&a), 4);
-	a.count = 3;			/* only up to count */
-	CHECK_EQ(agent_ready(&a), 2);
-	a.head = 3;
-	CHECK_EQ(agent_ready(&a), 0);
+		client_write(&r, i);
+	CHECK_EQ(accd_ring_ready(&r, 32), 3);
+	CHECK_EQ(accd_ring_ready(&r, 2), 2);	/* at most max */
+	client_write(&r, 3);
+	CHECK_EQ(accd_ring_ready(&r, 32), 4);	/* the whole ring, no more */
+	r.head = 4;			/* wrapped: entry 0 holds request 0 */
+	CHECK_EQ(accd_ring_ready(&r, 32), 0);
+	client_write(&r, 4);
+	CHECK_EQ(accd_ring_ready(&r, 32), 1);
+	r.head = 1;			/* requests 1..4, entries 1, 2, 3, 0 */
+	CHECK_EQ(accd_ring_ready(&r, 32), 4);
 }
 
-/* --------------------------------------------------------- the loop */
+/* ---------------------------------------------------- enqueue engine */
 
-static uint64_t next_req, returned;
-static unsigned int waits;
-
-/* The client: the ring full of requests, as far as consumed allows. */
-static void as_client(struct agent *a)
+/* @n QEs of the client's requests @first.. */
+static void qes_of(struct dlb2_hcw *h, uint64_t first, unsigned int n)
 {
-	uint64_t c = __atomic_load_n(a->consumed, __ATOMIC_ACQUIRE);
+	struct accd_ring r = { .m = ring, .nr = 8, .head = first };
+	unsigned int i;
 
-	waits++;
-	while (next_req < c + a->nr && (!a->count || next_req < a->count))
-		client_write(a, next_req++);
-}
-
-/* The client, and the server's workers: one QE done per wait, its credit back. */
-static void as_client_and_workers(struct agent *a)
-{
-	as_client(a);
-	if (returned < F.qes) {
-		returned++;
-		F.credit++;
+	for (i = 0; i < n; i++) {	/* one at a time: the ring is 8 */
+		client_write(&r, first + i);
+		accd_ring_take(&r, &qmap, &h[i], 1);
 	}
 }
 
-static void check_lines(uint64_t n)
+static void check_lines(uint64_t first, uint64_t n)
 {
-	uint64_t i;
+	uint64_t i, q = 0;
 
-	CHECK_EQ(F.lines, (n + 3) / 4);
 	for (i = 0; i < (uint64_t)F.lines * 4; i++) {
 		struct dlb2_hcw *h = &F.pp[i / 4][i % 4];
 
-		if (i >= n) {		/* the last line's unused slots: NOOPs */
+		if (h->cmd == DLB2_CMD_NOOP) {	/* a line's unused slots */
 			static const struct dlb2_hcw zero;
 
 			CHECK(!memcmp(h, &zero, sizeof(*h)));
 			continue;
 		}
-		if (h->data != addr_of(i) || h->opaque != 64 + i * 8 ||
+		if (h->data != addr_of(first + q) || h->opaque != 64 + (first + q) * 8 ||
 		    h->qid != 5 || h->cmd != DLB2_CMD_NEW ||
-		    h->sched != DLB2_SCHED(DLB2_SCHED_ATOMIC, 2)) {
+		    h->sched != DLB2_SCHED(DLB2_SCHED_ATOMIC, 2) ||
+		    h->lock_id != (uint16_t)((first + q) * 3)) {
 			diag("QE %llu: data %#llx opaque %u qid %u sched %#x cmd %#x",
-			     (unsigned long long)i, (unsigned long long)h->data,
+			     (unsigned long long)q, (unsigned long long)h->data,
 			     h->opaque, h->qid, h->sched, h->cmd);
 			CHECK(0);
 			return;
 		}
+		q++;
 	}
+	CHECK_EQ(q, n);
 }
 
-static void t_run(void)
+static void t_enq(void)
 {
-	struct agent a = agent_of(4, 10);
+	struct dlb2_hcw h[10];
 
-	fake_reset(100);
-	next_req = waits = 0;
-	a.wait = as_client;
-	CHECK_EQ(agent_run(&a), 0);
-	CHECK_EQ(a.head, 10);
-	CHECK_EQ(consumed, 10);
-	check_lines(10);		/* 4 + 4 + 2 over a ring of 4 */
-	CHECK_EQ(F.credit, 90);
-	CHECK_EQ(F.taken, 10);
-	CHECK_EQ(F.reads, 3);		/* one READ + CAS per line */
-	CHECK_EQ(F.cas, 3);
-	CHECK_EQ(F.cas_lost, 0);
-	CHECK_EQ(F.bad, 0);
+	fake_reset(100, 16, 8);
+	qes_of(h, 0, 10);
+	CHECK_EQ(accd_enq_put(&enq, h, 10), 10);
+	CHECK_EQ(F.lines, 3);		/* 4 + 4 + 2 */
+	CHECK_EQ(F.posts, 3);		/* READ, CAS, one chain of three */
+	check_lines(0, 10);
+	CHECK_EQ(F.reads, 1);		/* one READ + CAS for a portion of 32 */
+	CHECK_EQ(F.cas, 1);
+	CHECK_EQ(F.taken, 32);
+	CHECK_EQ(F.credit, 68);
+	CHECK_EQ(enq.credits.cache, 22);
+	CHECK_EQ(F.unsignalled, 3);	/* the writes: none signalled yet */
+	CHECK_EQ(F.inlined, 3);
 	CHECK(F.credit_before_qe);
-}
-
-static void t_run_few_credits(void)
-{
-	struct agent a = agent_of(8, 10);
-
-	fake_reset(6);
-	next_req = returned = waits = 0;
-	a.wait = as_client_and_workers;
-	CHECK_EQ(agent_run(&a), 0);
-	CHECK_EQ(a.head, 10);
-	CHECK_EQ(consumed, 10);
-	check_lines(10);
-	CHECK(F.credit_before_qe);	/* never a QE without its credit */
-	CHECK_EQ(F.taken, 10);
-	CHECK_EQ(F.credit, 6 - 10 + returned);
-	CHECK_EQ(F.cas, 3);		/* a CAS only with enough credits */
-	CHECK(F.reads > F.cas);		/* READs that saw too few */
+	/* the next 10 from the cache: no atomics */
+	qes_of(h, 10, 10);
+	CHECK_EQ(accd_enq_put(&enq, h, 10), 10);
+	CHECK_EQ(F.reads + F.cas, 2);
+	CHECK_EQ(F.lines, 6);
+	/* at the end: what is in flight completes, 12 credits go back */
+	CHECK_EQ(accd_enq_drain(&enq), 0);
+	CHECK_EQ(F.reads, 2);		/* the signalled READ behind the writes */
+	CHECK_EQ(F.faa, 1);
+	CHECK_EQ(F.credit, 80);
+	CHECK_EQ(enq.credits.cache, 0);
+	CHECK_EQ(enq.credits.returned, 12);
+	CHECK(accd_sq_idle(&enq.sq));
+	CHECK_EQ(F.overflow, 0);
 	CHECK_EQ(F.bad, 0);
 }
 
-static void t_run_lost_race(void)
+/* 1,000 QEs: a signal every 4 writes, never more than the queue in flight. */
+static void t_enq_cadence(void)
 {
-	struct agent a = agent_of(8, 4);
-	unsigned int i;
+	struct dlb2_hcw h[32];
+	uint64_t done = 0;
+	int n;
 
-	fake_reset(100);
-	for (i = 0; i < 4; i++)
-		client_write(&a, i);
+	fake_reset(2000, 4, 8);
+	while (done < 1000) {
+		qes_of(h, done, 32);
+		n = accd_enq_put(&enq, h, 1000 - done < 32 ? 1000 - done : 32);
+		if (n < 0)
+			break;
+		done += n;
+	}
+	CHECK_EQ(done, 1000);
+	CHECK_EQ(F.lines, 250);
+	CHECK_EQ(F.overflow, 0);
+	CHECK(F.max_outstanding <= DEPTH);
+	CHECK(F.max_outstanding > 4);	/* several in flight */
+	CHECK_EQ(enq.lines_posted, 250);
+	/* writes are the sq's indexes 3, 7, ...: about one in four */
+	CHECK(F.signalled >= 250 / 4);
+	CHECK(F.signalled <= 250 / 4 + 2 * F.cas + 2 * F.reads);
+	CHECK_EQ(F.taken, 1000 + enq.credits.cache);
+	CHECK_EQ(F.reads, F.cas);	/* 1000 / 32: a READ + CAS per portion */
+	CHECK_EQ(F.cas, 32);
+	CHECK(F.credit_before_qe);
+	CHECK_EQ(accd_enq_drain(&enq), 0);
+	CHECK_EQ(F.credit, 1000);
+	CHECK_EQ(F.bad, 0);
+}
+
+static void t_enq_few_credits(void)
+{
+	struct dlb2_hcw h[10];
+
+	fake_reset(6, 16, 8);
+	qes_of(h, 0, 10);
+	CHECK_EQ(accd_enq_put(&enq, h, 10), 6);	/* what the pool had */
+	CHECK_EQ(F.credit, 0);
+	CHECK_EQ(F.lines, 2);
+	CHECK_EQ(accd_enq_put(&enq, h + 6, 4), 0);	/* none: waits */
+	CHECK_EQ(F.reads, 2);
+	CHECK_EQ(F.cas, 1);		/* no CAS on an empty pool */
+	F.credit += 3;			/* the workers give three back */
+	CHECK_EQ(accd_enq_put(&enq, h + 6, 4), 3);
+	F.credit += 5;
+	CHECK_EQ(accd_enq_put(&enq, h + 9, 1), 1);
+	CHECK_EQ(enq.credits.cache, 4);	/* quanta, or what there was */
+	CHECK_EQ(accd_enq_drain(&enq), 0);
+	CHECK_EQ(F.credit, 4);
+	check_lines(0, 10);
+	CHECK(F.credit_before_qe);
+	CHECK_EQ(F.taken, 14);
+}
+
+static void t_enq_lost_race(void)
+{
+	struct dlb2_hcw h[4];
+
+	fake_reset(100, 16, 8);
+	qes_of(h, 0, 4);
 	F.steal = 2;		/* the server's CPUs win the first two CASes */
-	CHECK_EQ(agent_run(&a), 0);
-	CHECK_EQ(a.head, 4);
-	check_lines(4);
+	CHECK_EQ(accd_enq_put(&enq, h, 4), 4);
 	CHECK_EQ(F.reads, 1);
 	CHECK_EQ(F.cas, 3);	/* CAS(100) lost, CAS(99) lost, CAS(98) won */
 	CHECK_EQ(F.cas_lost, 2);
-	CHECK_EQ(F.credit, 94);
+	CHECK_EQ(enq.cas_lost, 2);
+	CHECK_EQ(F.credit, 98 - 32);
 	CHECK(F.credit_before_qe);
+	check_lines(0, 4);
 }
 
-static void t_run_idle(void)
+static void t_enq_errors(void)
 {
-	struct agent a = agent_of(8, 0);
-	unsigned int i;
+	struct dlb2_hcw h[8];
+	int ret;
 
-	fake_reset(100);
-	for (i = 0; i < 5; i++)
-		client_write(&a, i);
-	a.idle_timeout = 0.05;	/* count 0: until the client is idle */
-	CHECK_EQ(agent_run(&a), 0);
-	CHECK_EQ(a.head, 5);
-	CHECK_EQ(consumed, 5);
-	check_lines(5);
-	CHECK_EQ(F.credit, 95);
-}
-
-static void t_run_errors(void)
-{
-	struct agent a = agent_of(8, 4);
-	unsigned int i;
-
-	fake_reset(100);
-	for (i = 0; i < 4; i++)
-		client_write(&a, i);
-	rc.pp_rkey = PP_RKEY + 1;	/* a producer port not registered */
-	CHECK_EQ(agent_run(&a), -EACCES);
-	CHECK_EQ(a.head, 0);
-	CHECK_EQ(consumed, 0);
+	/* a producer port not registered: the unsignalled write's error */
+	fake_reset(100, 16, 8);
+	qes_of(h, 0, 8);
+	enq.pp_rkey = PP_RKEY + 1;
+	CHECK_EQ(accd_enq_put(&enq, h, 4), 4);	/* posted */
+	ret = accd_enq_put(&enq, h + 4, 4);	/* reaps the error */
+	CHECK_EQ(ret, -EACCES);
 	CHECK_EQ(F.lines, 0);
+	CHECK_EQ(accd_enq_drain(&enq), -EIO);	/* flushed */
 
-	a = agent_of(8, 4);
-	fake_reset(100);
-	for (i = 0; i < 4; i++)
-		client_write(&a, i);
-	rc.credit_rkey = CREDIT_RKEY + 1;
-	CHECK_EQ(agent_run(&a), -EACCES);
+	/* no access to the credit word: nothing written */
+	fake_reset(100, 16, 8);
+	qes_of(h, 0, 4);
+	enq.credit_rkey = CREDIT_RKEY + 1;
+	CHECK_EQ(accd_enq_put(&enq, h, 4), -EACCES);
 	CHECK_EQ(F.credit, 100);
 	CHECK_EQ(F.lines, 0);
 }
 
+/* libdlb2_rdma's own credit calls, posted signalled, on the same device. */
 static void t_rc_give(void)
 {
-	fake_reset(7);
+	fake_reset(7, 16, 8);
 	CHECK_EQ(dlb2_rc_give(&rc, 5), 0);
 	CHECK_EQ(F.credit, 12);
 	CHECK_EQ(F.faa, 1);
@@ -476,14 +565,14 @@ int agent_self_test(void)
 	} cases[] = {
 		{ "command line", t_parse },
 		{ "command line errors", t_parse_errors },
-		{ "QE packing", t_pack },
-		{ "ring polling and batching", t_ready },
-		{ "10 requests, 3 lines, 10 credits", t_run },
-		{ "6 credits for 10 requests: waits for credits", t_run_few_credits },
-		{ "lost compare-and-swap races", t_run_lost_race },
-		{ "until the client is idle", t_run_idle },
-		{ "remote access errors", t_run_errors },
-		{ "credit give and take", t_rc_give },
+		{ "QE of a metadata entry: flow, queue, type, priority", t_pack },
+		{ "ring polling", t_ready },
+		{ "10 QEs, 3 lines, credits in a portion of 32, returned", t_enq },
+		{ "1000 QEs: unsignalled writes, the send queue never overrun", t_enq_cadence },
+		{ "a short pool: what there is, then waits", t_enq_few_credits },
+		{ "lost compare-and-swap races", t_enq_lost_race },
+		{ "remote access errors", t_enq_errors },
+		{ "credit give and take (libdlb2_rdma)", t_rc_give },
 	};
 	unsigned int i;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * accdirect-agent's logic, apart from its connections, so that
- * agent-selftest.c (accdirect-agent --self-test) can run it in-process.
+ * accdirect-agent's command line, apart from main(), so that
+ * agent-selftest.c (accdirect-agent --self-test) can test it; the agent
+ * itself is libaccdirect's (struct accd_agent, struct accd_enq).
  */
 #ifndef ACCDIRECT_AGENT_H
 #define ACCDIRECT_AGENT_H
@@ -9,55 +10,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "libdlb2_rdma.h"
 #include "accdirect.h"
 
 struct agent_opts {
 	const char *server;		/* -s, an IPv4 address */
 	const char *ip;			/* -a, an IPv4 address */
-	uint64_t count;			/* -n, 0: until stopped */
-	uint32_t nr;			/* -r, ring entries (default 256) */
+	uint64_t count;			/* -n, 0: until the clients are idle */
+	uint32_t nr;			/* -r, ring entries per client (256) */
+	uint32_t clients;		/* -c, clients at once (16) */
+	uint32_t quanta;		/* -q, credits per take (32) */
+	uint32_t lines;			/* -l, lines per post (8) */
+	uint32_t depth;			/* -S, writes in flight (128) */
+	uint32_t signal;		/* -e, writes per signalled one (16) */
+	struct accd_backoff backoff;	/* -B SPIN,YIELD,SLEEP_US */
 	bool self_test;			/* --self-test */
 };
 
 /* Parse the command line: 0, or -EINVAL for a usage error. */
 int agent_parse(int argc, char **argv, struct agent_opts *o);
-
-/**
- * struct agent - the enqueue loop's state
- * @rc: the connection to the server's credit word and producer port
- * @ring, @nr: the metadata ring the client writes
- * @consumed: what the client reads: requests taken from the ring
- * @count: requests to take (0: until the client is idle for @idle_timeout)
- * @head: requests taken so far
- * @qid, @sched: the queue and DLB2_SCHED() byte of every QE
- * @idle_timeout: seconds without a request after which the client is gone
- * @wait: called while the loop waits (a request, credits): sched_yield()
- *	  when NULL
- */
-struct agent {
-	struct dlb2_rc *rc;
-	struct accd_meta *ring;
-	uint32_t nr;
-	uint64_t *consumed;
-	uint64_t count;
-	uint64_t head;
-	uint8_t qid;
-	uint8_t sched;
-	double idle_timeout;
-	void (*wait)(struct agent *a);
-};
-
-/* Entries ready in the ring from @a->head: 0..4, at most count - head. */
-unsigned int agent_ready(const struct agent *a);
-/* The QEs of the @k ready entries from @a->head. */
-void agent_pack(const struct agent *a, struct dlb2_hcw *h, unsigned int k);
-/*
- * Take requests until @a->count are taken or the client is gone: for each
- * 1..4 ready entries, as many credits, then one line into the producer
- * port, then @a->consumed.  0, or -errno from the RDMA side.
- */
-int agent_run(struct agent *a);
 
 int agent_self_test(void);
 

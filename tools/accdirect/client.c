@@ -1,120 +1,132 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * accdirect-client: RDMA-WRITEs requests (payloads of 64 bytes up to a
- * slot) into the server's payload slots and, once each has landed, its
- * metadata (address and size) into the agent's ring.  Reuses a slot only
- * after the server marked it done, and a ring entry only after the agent
- * consumed it.  See README.md.
+ * accdirect-client: sends COUNT requests through AccDirect, a thin user of
+ * libaccdirect (tools/lib/accdirect).  Each request's payload (64 bytes up
+ * to a slot, a pattern derived from its number: pattern.h) is RDMA-WRITTEN
+ * into a server slot and, once it has landed, its metadata into the
+ * agent's ring, in batches, with up to WINDOW requests in flight; the
+ * server answers each with an RDMA SEND carrying the number it read from
+ * the payload, which is checked.  See README.md.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "accdirect.h"
+#include "pattern.h"
 
 static void usage(void)
 {
-	fprintf(stderr, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT\n");
+	fprintf(stderr, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT [-c WINDOW] [-b BATCH]\n"
+			"                        [-f FLOWS] [-Q QUEUES] [-P PRIORITY] [-t atomic|unordered|ordered]\n"
+			"                        [-C | -u]\n");
 	exit(2);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
 {
-	struct accd_hello hello = { .role = ACCD_ROLE_CLIENT };
-	const char *server = NULL, *agent = NULL;
-	struct accd_payload_offer po;
-	struct accd_ring_offer ro;
-	struct accd_conn srv, agt;
-	struct ibv_mr *pay_mr, *done_mr, *meta_mr, *cons_mr;
-	uint64_t *payload, *done, *consumed, i, count = 0;
-	struct accd_meta *meta;
-	uint32_t slot, size, w;
-	int c, ret = 0;
+	/* payloads of consecutive slots in one write: the faster on rxe */
+	struct accd_client_attr attr = { .coalesce = true };
+	struct accd_qe_attr qa = { .sched_type = ACCD_SCHED_QUEUE };
+	struct accd_response r[64];
+	struct accd_client *c;
+	uint64_t count = 0, sent = 0, answered = 0, errors = 0, req;
+	uint32_t flows = 1, queues = 1, size, w, slot_size;
+	uint64_t *payload;
 	double t0;
+	int ch, n, i, ret = 0;
 
-	while ((c = getopt(argc, argv, "s:g:n:")) != -1) {
-		switch (c) {
-		case 's': server = optarg; break;
-		case 'g': agent = optarg; break;
+	while ((ch = getopt(argc, argv, "s:g:n:c:b:f:Q:P:t:Cu")) != -1) {
+		switch (ch) {
+		case 's': attr.server = optarg; break;
+		case 'g': attr.agent = optarg; break;
 		case 'n': count = strtoull(optarg, NULL, 0); break;
+		case 'c': attr.window = strtoul(optarg, NULL, 0); break;
+		case 'b': attr.batch = strtoul(optarg, NULL, 0); break;
+		case 'C': attr.coalesce = true; break;
+		case 'u': attr.coalesce = false; break;
+		case 'f': flows = strtoul(optarg, NULL, 0); break;
+		case 'Q': queues = strtoul(optarg, NULL, 0); break;
+		case 'P': qa.prio = strtoul(optarg, NULL, 0); break;
+		case 't':
+			if (!strcmp(optarg, "atomic"))
+				qa.sched_type = DLB2_SCHED_ATOMIC;
+			else if (!strcmp(optarg, "unordered"))
+				qa.sched_type = DLB2_SCHED_UNORDERED;
+			else if (!strcmp(optarg, "ordered"))
+				qa.sched_type = DLB2_SCHED_ORDERED;
+			else
+				usage();
+			break;
 		default: usage();
 		}
 	}
-	if (!server || !agent || !count)
+	if (!attr.server || !attr.agent || !count || optind != argc ||
+	    !flows || flows > 65536 || !queues || queues > ACCD_MAX_QUEUES ||
+	    qa.prio > 7 || attr.window > 4096)
 		usage();
-	ret = accd_connect(&srv, server, ACCD_SERVER_PORT, &hello, sizeof(hello),
-			   &po, sizeof(po));
-	/* the agent listens once it is connected to the server: give it 10 s */
-	for (i = 0; !ret; i++) {
-		ret = accd_connect(&agt, agent, ACCD_AGENT_PORT, &hello,
-				   sizeof(hello), &ro, sizeof(ro));
-		if (ret != -ECONNREFUSED || i == 20)
-			break;
-		accd_close(&agt);
-		usleep(500000);
-		ret = 0;
-	}
+	ret = accd_client_connect(&attr, &c);
 	if (ret) {
 		fprintf(stderr, "accdirect-client: connecting: %s\n", strerror(-ret));
 		return 1;
 	}
-	payload = aligned_alloc(64, po.slot_size);
-	done = calloc(po.nr_slots, sizeof(*done));
-	meta = aligned_alloc(64, 64);
-	consumed = aligned_alloc(64, 64);
-	if (!payload || !done || !meta || !consumed)
+	if (queues > accd_client_nr_queues(c)) {
+		fprintf(stderr, "accdirect-client: -Q %u: the server offers %u queues\n",
+			queues, accd_client_nr_queues(c));
 		return 1;
-	*consumed = 0;
-	pay_mr = ibv_reg_mr(srv.pd, payload, po.slot_size, IBV_ACCESS_LOCAL_WRITE);
-	done_mr = ibv_reg_mr(srv.pd, done, po.nr_slots * sizeof(*done),
-			     IBV_ACCESS_LOCAL_WRITE);
-	meta_mr = ibv_reg_mr(agt.pd, meta, sizeof(*meta), IBV_ACCESS_LOCAL_WRITE);
-	cons_mr = ibv_reg_mr(agt.pd, consumed, 8, IBV_ACCESS_LOCAL_WRITE);
-	if (!pay_mr || !done_mr || !meta_mr || !cons_mr)
-		return 1;
-
-	t0 = accd_now();
-	for (i = 0; i < count && !ret; i++) {
-		slot = i % po.nr_slots;
-		/* the slot's previous request must have been processed */
-		while (!ret && i >= po.nr_slots && done[slot] != i - po.nr_slots + 1)
-			ret = accd_rdma(&srv, IBV_WR_RDMA_READ, done,
-					po.nr_slots * sizeof(*done), done_mr->lkey,
-					po.done_addr, po.done_rkey);
-		/* and the ring entry consumed */
-		while (!ret && i - *consumed >= ro.nr_entries)
-			ret = accd_rdma(&agt, IBV_WR_RDMA_READ, consumed, 8,
-					cons_mr->lkey, ro.consumed_addr,
-					ro.consumed_rkey);
-		if (ret)
-			break;
-		size = accd_payload_size(i, po.slot_size);
-		for (w = 0; w < size / 8; w++)
-			payload[w] = accd_payload_word(i, w);
-		/* ❶ the payload; its completion means it landed */
-		ret = accd_rdma(&srv, IBV_WR_RDMA_WRITE, payload, size,
-				pay_mr->lkey,
-				po.slots_addr + (uint64_t)slot * po.slot_size,
-				po.slots_rkey);
-		if (ret)
-			break;
-		/* ❷ its metadata, sequence number last */
-		*meta = (struct accd_meta){
-			.addr = po.slots_addr + (uint64_t)slot * po.slot_size,
-			.size = size, .seq = (uint32_t)(i + 1),
-		};
-		ret = accd_rdma(&agt, IBV_WR_RDMA_WRITE, meta, sizeof(*meta),
-				meta_mr->lkey,
-				ro.ring_addr + (i % ro.nr_entries) * sizeof(*meta),
-				ro.ring_rkey);
 	}
-	printf("accdirect-client: %lu requests sent in %.1f s (%.0f/s)%s%s\n",
-	       (unsigned long)i - !!ret, accd_now() - t0, i / (accd_now() - t0),
-	       ret ? ": " : "", ret ? strerror(-ret) : "");
-	accd_close(&agt);
-	accd_close(&srv);
-	return ret != 0;
+	slot_size = accd_client_slot_size(c);
+	printf("accdirect-client: window of %u requests, slots of %u bytes\n",
+	       accd_client_window(c), slot_size);
+	fflush(stdout);
+
+	t0 = now();
+	while (!ret && answered < count) {
+		/* as many new requests as the window takes */
+		while (sent < count && (payload = accd_client_next(c, &req))) {
+			size = accd_payload_size(req, slot_size);
+			for (w = 0; w < size / 8; w++)
+				payload[w] = accd_payload_word(req, w);
+			qa.flow = req % flows;
+			qa.queue = req % queues;
+			ret = accd_client_submit(c, size, &qa);
+			if (ret)
+				break;
+			sent++;
+		}
+		if (ret)
+			break;
+		/* the answers: each the request's number, read by the server */
+		n = accd_client_poll(c, r, 64, true);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (r[i].status || r[i].value != r[i].req) {
+				if (errors++ < 10)
+					fprintf(stderr, "accdirect-client: request %lu: status %d, value %lu\n",
+						(unsigned long)r[i].req, r[i].status,
+						(unsigned long)r[i].value);
+			}
+		}
+		answered += n;
+	}
+	t0 = now() - t0;
+	printf("accdirect-client: %lu requests sent in %.1f s (%.0f/s), %lu answered, %lu errors%s%s\n",
+	       (unsigned long)sent, t0, answered / t0, (unsigned long)answered,
+	       (unsigned long)errors, ret ? ": " : "", ret ? strerror(-ret) : "");
+	accd_client_close(c);
+	return ret || errors || answered != count;
 }

@@ -6,12 +6,15 @@
 # own, each behind a veth pair with an rxe device on both ends; the initial
 # namespace routes between the agent and the client.  The client RDMA-WRITEs
 # DLB2_ACCDIRECT_REQUESTS (default 100000) payloads into the server and their
-# metadata into the agent's ring; the agent takes credits by RDMA atomics and
-# RDMA-WRITEs the QEs into the server's DLB producer port; the server's two
-# workers dequeue them and check every payload byte.  Runs twice: the server
+# metadata into the agent's ring, a window of requests in flight; the agent
+# takes credits in portions by RDMA atomics and RDMA-WRITEs the QEs, four per
+# line, into the server's DLB producer port; the server's two workers dequeue
+# them, check every payload byte and answer each request by RDMA SEND, which
+# the client checks (libaccdirect, tools/lib/accdirect).  Runs twice: the server
 # registers the producer port through peer memory (peermem_dlb), then
-# through the port's dma-buf.  Prints TAP; skips without a DLB or the
-# programs, and a run without peermem_dlb or without dma-buf MRs on rxe.
+# through the port's dma-buf; then two clients share the agent (-m auto).
+# Prints TAP; skips without a DLB or the programs, and a run without
+# peermem_dlb or without dma-buf MRs on rxe.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 bin=$top/tools/accdirect
 ctl=$top/tools/dlb2ctl/dlb2ctl
@@ -72,7 +75,7 @@ if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
 	exit 4
 fi
-echo "1..7"
+echo "1..10"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
@@ -112,8 +115,9 @@ run() {
 	wait "$agent"; agent_rc=$?
 	wait "$server"; server_rc=$?
 
-	ok "$mr: client sent $count requests" \
-		'[ $client_rc = 0 ] && grep -q "^accdirect-client: $count requests sent" "$log/client.log"'
+	ok "$mr: client sent $count requests, every answer correct" \
+		'[ $client_rc = 0 ] &&
+		 grep -q "^accdirect-client: $count requests sent .* $count answered, 0 errors" "$log/client.log"'
 	ok "$mr: agent enqueued $count requests into the producer port" \
 		'[ $agent_rc = 0 ] && grep -q "^accdirect-agent: $count requests enqueued" "$log/agent.log"'
 	ok "$mr: server processed $count requests, every payload intact, on both workers" \
@@ -122,6 +126,44 @@ run() {
 		 grep -q "^accdirect-server: producer port registered through $how" "$log/server.log" &&
 		 [ "$(grep -c "worker w[01] processed [1-9]" "$log/server.log")" = 2 ]'
 	sed -n "s/^accdirect-\(.*\)/# $mr: \1/p" "$log"/client.log "$log"/agent.log "$log"/server.log
+}
+
+# run_clients K: K clients share one agent, $count requests in all, the
+# server registering the producer port as it can (-m auto); three results.
+run_clients() {
+	local k=$1 per=$((count / $1)) total server agent agent_rc server_rc
+	local i pids= clients_rc=0
+
+	total=$((per * k))
+	rm -f "$log"/*.log
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$total" \
+		>"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
+		-n "$total" >"$log/agent.log" 2>&1 &
+	agent=$!
+	for i in $(seq "$k"); do
+		timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+			-g 10.78.1.2 -n "$per" -f 16 >"$log/client$i.log" 2>&1 &
+		pids="$pids $!"
+	done
+	for i in $pids; do wait "$i" || clients_rc=1; done
+	wait "$agent"; agent_rc=$?
+	wait "$server"; server_rc=$?
+
+	ok "$k clients: each sent $per requests, every answer correct" \
+		'[ $clients_rc = 0 ] &&
+		 [ "$(grep -l "^accdirect-client: $per requests sent .* $per answered, 0 errors" \
+			"$log"/client*.log | wc -l)" = "$k" ]'
+	ok "$k clients: one agent enqueued their $total requests" \
+		'[ $agent_rc = 0 ] && grep -q "^accdirect-agent: $total requests enqueued" "$log/agent.log" &&
+		 grep -q "; $k clients$" "$log/agent.log"'
+	ok "$k clients: server processed $total requests, every payload intact" \
+		'[ $server_rc = 0 ] &&
+		 grep -q "^accdirect-server: $total requests processed, 0 bad.*, $k clients$" "$log/server.log"'
+	sed -n "s/^accdirect-\(.*\)/# $k clients: \1/p" "$log"/client*.log "$log"/agent.log \
+		"$log"/server.log
 }
 
 if [ -d /sys/kernel/peermem_dlb ]; then
@@ -135,5 +177,10 @@ if grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
 	run dmabuf "its dma-buf"
 else
 	skip3 "dmabuf: rxe has no dma-buf MRs here (patch 5 of patches/linux and patches/rdma-core)"
+fi
+if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+	run_clients 2
+else
+	skip3 "2 clients: neither peer memory nor dma-buf MRs on rxe"
 fi
 exit $failed

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of libaccdirect's pure logic (logic.c): the metadata entry and
+ * its QE, QEs into 64-byte lines, the credit cache, the signalling cadence
+ * of a send queue and the client's window.  TAP; no RDMA device.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accdirect.h"
+#include "tests/tap.h"		/* libdlb2's TAP helpers */
+
+static const struct accd_queue_map qmap = {
+	.nr = 3,
+	.qid = { 7, 2, 5 },
+	.sched = { DLB2_SCHED_UNORDERED, DLB2_SCHED_ATOMIC, DLB2_SCHED_ORDERED },
+};
+
+static void t_layouts(void)
+{
+	CHECK_EQ(sizeof(struct accd_meta), 16);
+	CHECK_EQ(sizeof(struct accd_resp), 16);
+	CHECK_EQ(sizeof(struct dlb2_hcw), 16);
+	CHECK_EQ(__builtin_offsetof(struct accd_meta, seq), 14);
+	/* what goes in rdma_cm private data: 56 bytes connecting, 196 accepting */
+	CHECK(sizeof(struct accd_hello) <= 56);
+	CHECK(sizeof(struct accd_dlb_offer) <= 196);
+	CHECK(sizeof(struct accd_payload_offer) <= 196);
+	CHECK(sizeof(struct accd_ring_offer) <= 196);
+}
+
+static void t_meta_encode(void)
+{
+	static const uint8_t want[16] = {
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* addr */
+		0x00, 0x04,		/* size 1024 */
+		0x34, 0x12,		/* flow 0x1234 */
+		0x02,			/* queue 2 */
+		0x14,			/* sched: atomic, priority 5 */
+		0x2b, 0x00,		/* seq: request 42 + 1 */
+	};
+	struct accd_qe_attr a = { .flow = 0x1234, .queue = 2,
+				  .sched_type = DLB2_SCHED_ATOMIC, .prio = 5 };
+	struct accd_meta m;
+
+	memset(&m, 0xee, sizeof(m));
+	CHECK_EQ(accd_meta_encode(&m, 42, 0x1122334455667788ull, 1024, &a), 0);
+	CHECK_MEM(&m, want, 16);
+	CHECK(accd_meta_ready(&m, 42));
+	CHECK(!accd_meta_ready(&m, 41));
+	CHECK(!accd_meta_ready(&m, 42 + 256));	/* the same entry a lap later */
+
+	/* NULL: flow 0, queue 0, the queue's own type, priority 0 */
+	CHECK_EQ(accd_meta_encode(&m, 0, 64, 64, NULL), 0);
+	CHECK_EQ(m.flow, 0);
+	CHECK_EQ(m.queue, 0);
+	CHECK_EQ(m.sched, DLB2_SCHED(ACCD_SCHED_QUEUE, 0));
+	CHECK_EQ(m.seq, 1);
+
+	/* seq wraps at 2^16 */
+	CHECK_EQ(accd_meta_encode(&m, 65535, 64, 64, NULL), 0);
+	CHECK_EQ(m.seq, 0);
+	CHECK(accd_meta_ready(&m, 65535));
+	CHECK(accd_meta_ready(&m, 2 * 65536 - 1));
+
+	a.prio = 8;
+	CHECK_EQ(accd_meta_encode(&m, 1, 64, 64, &a), -EINVAL);
+	a.prio = 7;
+	a.sched_type = 4;
+	CHECK_EQ(accd_meta_encode(&m, 1, 64, 64, &a), -EINVAL);
+}
+
+static void t_meta_to_hcw(void)
+{
+	static const uint8_t want[16] = {
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* data */
+		0x00, 0x04,		/* opaque: size */
+		0x05,			/* qid of queue 2 */
+		0x14,			/* sched: atomic, priority 5 */
+		0x34, 0x12,		/* lock_id: the flow */
+		0x00,			/* misc */
+		0x08,			/* cmd: NEW */
+	};
+	struct accd_qe_attr a = { .flow = 0x1234, .queue = 2,
+				  .sched_type = DLB2_SCHED_ATOMIC, .prio = 5 };
+	struct accd_meta m;
+	struct dlb2_hcw h;
+
+	accd_meta_encode(&m, 9, 0x1122334455667788ull, 1024, &a);
+	CHECK(accd_meta_to_hcw(&m, &qmap, &h));
+	CHECK_MEM(&h, want, 16);
+
+	/* the queue's own type */
+	a = (struct accd_qe_attr){ .queue = 1, .sched_type = ACCD_SCHED_QUEUE,
+				   .prio = 3 };
+	accd_meta_encode(&m, 9, 0x40, 64, &a);
+	CHECK(accd_meta_to_hcw(&m, &qmap, &h));
+	CHECK_EQ(h.qid, 2);
+	CHECK_EQ(h.sched, DLB2_SCHED(DLB2_SCHED_ATOMIC, 3));
+	a.queue = 2;
+	accd_meta_encode(&m, 9, 0x40, 64, &a);
+	accd_meta_to_hcw(&m, &qmap, &h);
+	CHECK_EQ(h.sched, DLB2_SCHED(DLB2_SCHED_ORDERED, 3));
+
+	/* a queue out of range: queue 0, reported */
+	a.queue = 3;
+	accd_meta_encode(&m, 9, 0x40, 64, &a);
+	CHECK(!accd_meta_to_hcw(&m, &qmap, &h));
+	CHECK_EQ(h.qid, 7);
+	CHECK_EQ(h.cmd, DLB2_CMD_NEW);
+}
+
+static void hcws(struct dlb2_hcw *h, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h[i] = (struct dlb2_hcw){ .data = 0x1000 + i, .opaque = i,
+					  .qid = 1, .cmd = DLB2_CMD_NEW };
+}
+
+static void t_pack_lines(void)
+{
+	struct dlb2_hcw q[40], lines[10][4];
+	static const struct dlb2_hcw zero;
+	unsigned int i, n;
+
+	hcws(q, 40);
+	for (n = 0; n <= 9; n++) {
+		memset(lines, 0xee, sizeof(lines));
+		CHECK_EQ(accd_pack_lines(lines, 10, q, n), (n + 3) / 4);
+		for (i = 0; i < (n + 3) / 4 * 4; i++) {
+			struct dlb2_hcw *h = &lines[i / 4][i % 4];
+
+			if (i < n)
+				CHECK_MEM(h, &q[i], sizeof(*h));
+			else		/* NOOP padding */
+				CHECK_MEM(h, &zero, sizeof(*h));
+		}
+		/* nothing beyond the lines used */
+		if (n < 37)
+			CHECK_EQ(lines[(n + 3) / 4][0].cmd, 0xee);
+	}
+	/* at most max_lines */
+	CHECK_EQ(accd_pack_lines(lines, 2, q, 40), 2);
+	CHECK_EQ(lines[1][3].data, 0x1007);
+	CHECK_EQ(accd_pack_lines(lines, 10, q, 40), 10);
+	CHECK_EQ(lines[9][3].data, 0x1000 + 39);
+}
+
+static void t_credits(void)
+{
+	struct accd_credits c = { .quanta = 32 };
+
+	/* a portion: quanta, or what is needed if more, or what is there */
+	CHECK_EQ(accd_credits_portion(&c, 512, 1), 32);
+	CHECK_EQ(accd_credits_portion(&c, 512, 40), 40);
+	CHECK_EQ(accd_credits_portion(&c, 10, 1), 10);
+	CHECK_EQ(accd_credits_portion(&c, 0, 1), 0);
+	accd_credits_add(&c, 32);
+	CHECK_EQ(c.cache, 32);
+	CHECK_EQ(accd_credits_portion(&c, 512, 32), 0);	/* cached */
+	CHECK_EQ(accd_credits_portion(&c, 512, 33), 32);
+	CHECK_EQ(accd_credits_spend(&c, 4), 4);
+	CHECK_EQ(accd_credits_spend(&c, 30), 28);	/* only what is cached */
+	CHECK_EQ(c.cache, 0);
+	CHECK_EQ(accd_credits_spend(&c, 1), 0);
+	accd_credits_add(&c, 10);
+	CHECK_EQ(accd_credits_spend(&c, 3), 3);
+	CHECK_EQ(accd_credits_drain(&c), 7);
+	CHECK_EQ(c.cache, 0);
+	CHECK_EQ(accd_credits_drain(&c), 0);
+	/* taken = spent + cache + returned */
+	CHECK_EQ(c.taken, 42);
+	CHECK_EQ(c.spent, 35);
+	CHECK_EQ(c.returned, 7);
+	CHECK_EQ(c.takes, 2);
+	CHECK_EQ(c.taken, c.spent + c.cache + c.returned);
+}
+
+/* A random walk of takes and spends keeps the books. */
+static void t_credits_walk(void)
+{
+	struct accd_credits c = { .quanta = 16 };
+	uint64_t pool = 100, in_device = 0, take;
+	unsigned int i, need, bad = 0;
+
+	srand(12);
+	for (i = 0; i < 10000; i++) {
+		need = 1 + rand() % 24;
+		take = accd_credits_portion(&c, pool, need);
+		if (take > pool || (c.cache >= need && take))
+			bad++;
+		pool -= take;
+		if (take)
+			accd_credits_add(&c, take);
+		in_device += accd_credits_spend(&c, need);
+		/* the workers give some back */
+		take = in_device ? rand() % (in_device + 1) : 0;
+		in_device -= take;
+		pool += take;
+		if (c.taken != c.spent + c.cache + c.returned ||
+		    pool + c.cache + in_device != 100)
+			bad++;
+	}
+	pool += accd_credits_drain(&c);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(pool + in_device, 100);
+	CHECK_EQ(c.taken, c.spent + c.returned);
+}
+
+static void t_sq_cadence(void)
+{
+	struct accd_sq q;
+	unsigned int i, sig = 0;
+	char pattern[33] = "";
+
+	accd_sq_init(&q, 16, 4);
+	for (i = 0; i < 16; i++) {
+		bool s = accd_sq_post(&q, false);
+
+		pattern[i] = s ? 'S' : '.';
+		sig += s;
+	}
+	CHECK_STR(pattern, "...S...S...S...S");
+	CHECK_EQ(sig, 4);
+	CHECK_EQ(q.signalled, 4);
+	CHECK_EQ(accd_sq_room(&q), 0);
+	/* the second signalled one completes: the first eight are done */
+	accd_sq_complete(&q, 7);
+	CHECK_EQ(q.completed, 8);
+	CHECK_EQ(accd_sq_room(&q), 8);
+	accd_sq_complete(&q, 3);	/* an older one: no change */
+	CHECK_EQ(q.completed, 8);
+	accd_sq_complete(&q, 99);	/* never posted: ignored */
+	CHECK_EQ(q.completed, 8);
+	CHECK(!accd_sq_idle(&q));
+	/* a forced signal, and the cadence goes on by index */
+	CHECK(accd_sq_post(&q, true));
+	CHECK_EQ(accd_sq_wr_id(&q), 16);
+	CHECK(!accd_sq_post(&q, false));
+	CHECK(!accd_sq_post(&q, false));
+	CHECK(accd_sq_post(&q, false));	/* index 19 */
+	accd_sq_complete(&q, 19);
+	CHECK(accd_sq_idle(&q));
+	CHECK_EQ(accd_sq_room(&q), 16);
+
+	/* signal_every 0 or beyond the depth: the depth */
+	accd_sq_init(&q, 8, 0);
+	CHECK_EQ(q.signal_every, 8);
+	accd_sq_init(&q, 8, 100);
+	CHECK_EQ(q.signal_every, 8);
+	accd_sq_init(&q, 8, 1);
+	CHECK(accd_sq_post(&q, false));
+	CHECK(accd_sq_post(&q, false));
+}
+
+/* Any full queue has a signalled request in flight: no deadlock. */
+static void t_sq_progress(void)
+{
+	unsigned int depth, every, i, bad = 0;
+	struct accd_sq q;
+
+	for (depth = 1; depth <= 64; depth++) {
+		for (every = 1; every <= depth; every++) {
+			uint64_t last_sig = UINT64_MAX;
+
+			accd_sq_init(&q, depth, every);
+			for (i = 0; i < 3 * depth; i++) {
+				if (!accd_sq_room(&q)) {
+					/* the oldest signalled one in flight */
+					if (last_sig == UINT64_MAX ||
+					    last_sig < q.completed) {
+						bad++;
+						break;
+					}
+					accd_sq_complete(&q, q.completed +
+						(every - 1 - q.completed % every));
+					if (!accd_sq_room(&q)) {
+						bad++;
+						break;
+					}
+				}
+				if (accd_sq_post(&q, false))
+					last_sig = accd_sq_wr_id(&q);
+			}
+		}
+	}
+	CHECK_EQ(bad, 0);
+}
+
+static void t_window(void)
+{
+	struct accd_window w;
+	uint64_t r;
+	unsigned int i;
+
+	CHECK_EQ(accd_window_init(&w, 5, 4), -EINVAL);
+	CHECK_EQ(accd_window_init(&w, 0, 4), -EINVAL);
+	CHECK_EQ(accd_window_init(&w, 4, 8), 0);
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(accd_window_open(&w, &r), 0);
+		CHECK_EQ(r, i);
+	}
+	CHECK(accd_window_full(&w));
+	CHECK_EQ(accd_window_open(&w, &r), -EAGAIN);
+	/* out of order: 2, then 0 (oldest moves to 1), then 1 (to 3) */
+	CHECK_EQ(accd_window_answer(&w, 2), 2);
+	CHECK_EQ(w.oldest, 0);
+	CHECK_EQ(accd_window_answer(&w, 2), -EINVAL);	/* twice */
+	CHECK_EQ(accd_window_answer(&w, 5), -EINVAL);	/* no request */
+	CHECK_EQ(accd_window_answer(&w, 8), -EINVAL);	/* no slot */
+	CHECK_EQ(accd_window_answer(&w, 0), 0);
+	CHECK_EQ(w.oldest, 1);
+	CHECK_EQ(accd_window_open(&w, &r), 0);
+	CHECK_EQ(r, 4);
+	CHECK_EQ(accd_window_answer(&w, 1), 1);
+	CHECK_EQ(w.oldest, 3);
+	/* the window goes by the oldest: 5 and 6 fit, 7 does not */
+	CHECK_EQ(accd_window_open(&w, &r), 0);
+	CHECK_EQ(accd_window_open(&w, &r), 0);
+	CHECK_EQ(r, 6);
+	CHECK_EQ(accd_window_open(&w, &r), -EAGAIN);
+	/* request 6 in slot 6, 4 in slot 4; wrap: request 8 in slot 0 */
+	CHECK_EQ(accd_window_answer(&w, 6), 6);
+	CHECK_EQ(accd_window_answer(&w, 3), 3);
+	CHECK_EQ(accd_window_answer(&w, 4), 4);
+	CHECK_EQ(accd_window_answer(&w, 5), 5);
+	CHECK_EQ(w.oldest, 7);
+	CHECK_EQ(w.next, 7);
+	CHECK_EQ(accd_window_answer(&w, 7), -EINVAL);	/* nothing in flight */
+	CHECK_EQ(accd_window_open(&w, &r), 0);
+	CHECK_EQ(accd_window_open(&w, &r), 0);
+	CHECK_EQ(r, 8);
+	CHECK_EQ(accd_window_answer(&w, 0), 8);
+	CHECK_EQ(accd_window_answer(&w, 7), 7);
+	CHECK_EQ(w.oldest, 9);
+	accd_window_fini(&w);
+}
+
+/* Random answer orders: every request answered once, the window kept. */
+static void t_window_random(void)
+{
+	struct accd_window w;
+	uint64_t r, inflight[16];
+	unsigned int n = 0, i, bad = 0, answered = 0;
+	int64_t got;
+
+	srand(7);
+	accd_window_init(&w, 12, 16);
+	while (answered < 5000) {
+		while (n < 16 && !accd_window_open(&w, &r)) {
+			if (r >= w.oldest + w.size)
+				bad++;
+			inflight[n++] = r;
+		}
+		i = rand() % n;
+		got = accd_window_answer(&w, inflight[i] % w.nr_slots);
+		if (got != (int64_t)inflight[i])
+			bad++;
+		inflight[i] = inflight[--n];
+		answered++;
+	}
+	CHECK_EQ(bad, 0);
+	/* from the oldest unanswered on: answered ones behind it count */
+	CHECK(w.next - w.oldest >= n);
+	CHECK(w.next - w.oldest <= w.size);
+	CHECK(n == 0 || w.oldest <= inflight[0]);
+	accd_window_fini(&w);
+}
+
+static void t_backoff(void)
+{
+	struct accd_backoff b;
+	unsigned int idle = 0, i;
+
+	CHECK_EQ(accd_backoff_parse("4,64,20", &b), 0);
+	CHECK_EQ(b.spin, 4);
+	CHECK_EQ(b.yield, 64);
+	CHECK_EQ(b.sleep_us, 20);
+	CHECK_EQ(accd_backoff_parse(",,100", &b), 0);	/* defaults but sleep */
+	CHECK_EQ(b.spin, 0);
+	CHECK_EQ(b.yield, 0);
+	CHECK_EQ(b.sleep_us, 100);
+	CHECK_EQ(accd_backoff_parse("8", &b), 0);
+	CHECK_EQ(b.spin, 8);
+	CHECK_EQ(b.yield, 0);
+	CHECK_EQ(accd_backoff_parse("", &b), 0);
+	CHECK_EQ(accd_backoff_parse("1,2,3,4", &b), -EINVAL);
+	CHECK_EQ(accd_backoff_parse("x", &b), -EINVAL);
+	CHECK_EQ(accd_backoff_parse("1;2", &b), -EINVAL);
+	CHECK_EQ(accd_backoff_parse("-1", &b), -EINVAL);
+	CHECK_EQ(accd_backoff_parse("2000000", &b), -EINVAL);
+	/* the count goes up by one per empty poll */
+	accd_backoff_parse("3,5,1", &b);
+	for (i = 0; i < 6; i++)
+		accd_backoff_wait(&b, &idle);
+	CHECK_EQ(idle, 6);
+}
+
+int main(void)
+{
+	RUN(t_layouts);
+	RUN(t_meta_encode);
+	RUN(t_meta_to_hcw);
+	RUN(t_pack_lines);
+	RUN(t_credits);
+	RUN(t_credits_walk);
+	RUN(t_sq_cadence);
+	RUN(t_sq_progress);
+	RUN(t_window);
+	RUN(t_window_random);
+	RUN(t_backoff);
+	return tap_done();
+}
