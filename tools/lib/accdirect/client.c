@@ -221,20 +221,13 @@ void *accd_client_next(struct accd_client *c, uint64_t *req)
 /* Payload writes completed: the requests up to the last one's landed. */
 static int reap_payloads(struct accd_client *c)
 {
-	struct ibv_wc wc[16];
-	int n, i, ret;
+	int n;
 
 	do {
-		n = ibv_poll_cq(c->srv.scq, 16, wc);
+		n = accd_sq_reap(c->srv.scq, &c->psq);
 		if (n < 0)
-			return -EIO;
-		for (i = 0; i < n; i++) {
-			ret = accd_wc_err(&wc[i]);
-			if (ret)
-				return ret;
-			accd_sq_complete(&c->psq, wc[i].wr_id);
-		}
-	} while (n == 16);
+			return n;
+	} while (n == ACCD_REAP);
 	if (c->psq.completed)
 		c->landed = c->sq_last[(c->psq.completed - 1) % SQ_DEPTH] + 1;
 	return 0;
@@ -275,21 +268,14 @@ static int send_meta(struct accd_client *c)
 	uint64_t landed = c->landed;
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
-	struct ibv_wc wc[16];
 	uint32_t first, k;
-	int n, i, ret;
+	int n, ret;
 
 	while (c->meta_sent < landed) {
 		/* room in the send queue to the agent */
-		n = ibv_poll_cq(c->agt.scq, 16, wc);
-		for (i = 0; i < n; i++) {
-			ret = accd_wc_err(&wc[i]);
-			if (ret)
-				return ret;
-			accd_sq_complete(&c->msq, wc[i].wr_id);
-		}
+		n = accd_sq_reap(c->agt.scq, &c->msq);
 		if (n < 0)
-			return -EIO;
+			return n;
 		if (!accd_sq_room(&c->msq))
 			continue;
 		first = c->meta_sent % c->ro.nr_entries;

@@ -174,6 +174,23 @@ int accd_wc_err(const struct ibv_wc *wc)
 	return wc->status == IBV_WC_REM_ACCESS_ERR ? -EACCES : -EIO;
 }
 
+int accd_sq_reap(struct ibv_cq *cq, struct accd_sq *sq)
+{
+	struct ibv_wc wc[ACCD_REAP];
+	int n, i, ret;
+
+	n = ibv_poll_cq(cq, ACCD_REAP, wc);
+	if (n < 0)
+		return -EIO;
+	for (i = 0; i < n; i++) {
+		ret = accd_wc_err(&wc[i]);
+		if (ret)
+			return ret;
+		accd_sq_complete(sq, wc[i].wr_id);
+	}
+	return n;
+}
+
 int accd_post_wait(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_send_wr *wr)
 {
 	struct ibv_send_wr *bad;

@@ -20,19 +20,12 @@
 /* Retire the completions there are; with @until, until request @until is. */
 static int enq_poll(struct accd_enq *e, bool wait, uint64_t until)
 {
-	struct ibv_wc wc[16];
-	int n, i, done = 0, ret;
+	int n, done = 0;
 
 	for (;;) {
-		n = ibv_poll_cq(e->cq, 16, wc);
+		n = accd_sq_reap(e->cq, &e->sq);
 		if (n < 0)
-			return -EIO;
-		for (i = 0; i < n; i++) {
-			ret = accd_wc_err(&wc[i]);
-			if (ret)
-				return ret;
-			accd_sq_complete(&e->sq, wc[i].wr_id);
-		}
+			return n;
 		done += n;
 		if (!wait || e->sq.completed > until)
 			return done;

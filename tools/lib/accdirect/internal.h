@@ -61,6 +61,12 @@ void accd_close(struct accd_conn *c);
 int accd_post_wait(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_send_wr *wr);
 /* A completion's status as -errno. */
 int accd_wc_err(const struct ibv_wc *wc);
+/*
+ * Retire up to ACCD_REAP completions of @cq on @sq: how many, or -errno
+ * (-EIO when polling failed, a failed completion's accd_wc_err()).
+ */
+#define ACCD_REAP 16
+int accd_sq_reap(struct ibv_cq *cq, struct accd_sq *sq);
 
 void accd_log(FILE *f, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -391,7 +391,6 @@ static void srv_respond(struct accd_server *s, struct srv_client *c,
 {
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
-	struct ibv_wc wc[16];
 	struct accd_resp *buf;
 	uint64_t idx;
 	int k;
@@ -402,17 +401,10 @@ static void srv_respond(struct accd_server *s, struct srv_client *c,
 		goto out;
 	/* room: reap completions, waiting if the queue is full */
 	do {
-		k = ibv_poll_cq(c->conn.scq, 16, wc);
+		k = accd_sq_reap(c->conn.scq, &c->sq);
 		if (k < 0) {
-			c->state = PEER_GONE;
+			c->state = PEER_GONE;	/* the QP is in error */
 			goto out;
-		}
-		for (int j = 0; j < k; j++) {
-			if (wc[j].status != IBV_WC_SUCCESS) {
-				c->state = PEER_GONE;	/* the QP is in error */
-				goto out;
-			}
-			accd_sq_complete(&c->sq, wc[j].wr_id);
 		}
 	} while (k > 0 || !accd_sq_room(&c->sq));
 	idx = c->sq.posted;
