@@ -6,10 +6,15 @@
  * into a server slot and, once it has landed, its metadata into the
  * agent's ring, in batches, with up to WINDOW requests in flight; the
  * server answers each with an RDMA SEND carrying the number it read from
- * the payload, which is checked.  See README.md.
+ * the payload, which is checked.  With -r RATE it is an open-loop load
+ * generator: request i is due at the i-th arrival of a Poisson process of
+ * RATE per second and its latency counts from then, also while the window
+ * holds it back.  Prints the latency percentiles.  See README.md.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +27,7 @@ static void usage(void)
 {
 	fprintf(stderr, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT [-c WINDOW] [-b BATCH]\n"
 			"                        [-f FLOWS] [-Q QUEUES] [-P PRIORITY] [-t atomic|unordered|ordered]\n"
-			"                        [-C | -u]\n");
+			"                        [-C | -u] [-r RATE [-S SEED]]\n");
 	exit(2);
 }
 
@@ -34,6 +39,30 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The @p-quantile (0 < p <= 1) of the sorted @v[0..n): nearest rank. */
+static double quantile(const double *v, uint64_t n, double p)
+{
+	uint64_t k = (uint64_t)ceil(p * n);
+
+	return v[k ? k - 1 : 0];
+}
+
+/* xorshift64*: the arrivals, reproducible from the seed */
+static double uniform01(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return ((*x * 0x2545F4914F6CDD1Dull) >> 11) * 0x1p-53;
+}
+
 int main(int argc, char **argv)
 {
 	/* payloads of consecutive slots in one write: the faster on rxe */
@@ -43,11 +72,11 @@ int main(int argc, char **argv)
 	struct accd_client *c;
 	uint64_t count = 0, sent = 0, answered = 0, errors = 0, req;
 	uint32_t flows = 1, queues = 1, size, w, slot_size;
-	uint64_t *payload;
-	double t0;
+	uint64_t *payload, seed = 1;
+	double t0, t, rate = 0, due = 0, *start, *lat;
 	int ch, n, i, ret = 0;
 
-	while ((ch = getopt(argc, argv, "s:g:n:c:b:f:Q:P:t:Cu")) != -1) {
+	while ((ch = getopt(argc, argv, "s:g:n:c:b:f:Q:P:t:Cur:S:")) != -1) {
 		switch (ch) {
 		case 's': attr.server = optarg; break;
 		case 'g': attr.agent = optarg; break;
@@ -56,6 +85,8 @@ int main(int argc, char **argv)
 		case 'b': attr.batch = strtoul(optarg, NULL, 0); break;
 		case 'C': attr.coalesce = true; break;
 		case 'u': attr.coalesce = false; break;
+		case 'r': rate = strtod(optarg, NULL); break;
+		case 'S': seed = strtoull(optarg, NULL, 0); break;
 		case 'f': flows = strtoul(optarg, NULL, 0); break;
 		case 'Q': queues = strtoul(optarg, NULL, 0); break;
 		case 'P': qa.prio = strtoul(optarg, NULL, 0); break;
@@ -74,8 +105,14 @@ int main(int argc, char **argv)
 	}
 	if (!attr.server || !attr.agent || !count || optind != argc ||
 	    !flows || flows > 65536 || !queues || queues > ACCD_MAX_QUEUES ||
-	    qa.prio > 7 || attr.window > 4096)
+	    qa.prio > 7 || attr.window > 4096 || rate < 0 || !seed)
 		usage();
+	start = calloc(count, sizeof(*start));
+	lat = calloc(count, sizeof(*lat));
+	if (!start || !lat) {
+		fprintf(stderr, "accdirect-client: %s\n", strerror(ENOMEM));
+		return 1;
+	}
 	ret = accd_client_connect(&attr, &c);
 	if (ret) {
 		fprintf(stderr, "accdirect-client: connecting: %s\n", strerror(-ret));
@@ -93,8 +130,12 @@ int main(int argc, char **argv)
 
 	t0 = now();
 	while (!ret && answered < count) {
-		/* as many new requests as the window takes */
-		while (sent < count && (payload = accd_client_next(c, &req))) {
+		/* as many new requests as are due and the window takes */
+		t = now();
+		while (sent < count && (!rate || t0 + due <= t) &&
+		       (payload = accd_client_next(c, &req))) {
+			start[req] = rate ? t0 + due : t;
+			due += rate ? -log(1 - uniform01(&seed)) / rate : 0;
 			size = accd_payload_size(req, slot_size);
 			for (w = 0; w < size / 8; w++)
 				payload[w] = accd_payload_word(req, w);
@@ -108,12 +149,18 @@ int main(int argc, char **argv)
 		if (ret)
 			break;
 		/* the answers: each the request's number, read by the server */
-		n = accd_client_poll(c, r, 64, true);
+		/* closed loop: wait for an answer; open loop: the next arrival */
+		n = accd_client_poll(c, r, 64, !rate);
 		if (n < 0) {
 			ret = n;
 			break;
 		}
+		t = now();
+		if (!n && rate)
+			sched_yield();
 		for (i = 0; i < n; i++) {
+			if (r[i].req < count)
+				lat[r[i].req] = t - start[r[i].req];
 			if (r[i].status || r[i].value != r[i].req) {
 				if (errors++ < 10)
 					fprintf(stderr, "accdirect-client: request %lu: status %d, value %lu\n",
@@ -127,6 +174,16 @@ int main(int argc, char **argv)
 	printf("accdirect-client: %lu requests sent in %.1f s (%.0f/s), %lu answered, %lu errors%s%s\n",
 	       (unsigned long)sent, t0, answered / t0, (unsigned long)answered,
 	       (unsigned long)errors, ret ? ": " : "", ret ? strerror(-ret) : "");
+	if (answered == count) {
+		qsort(lat, count, sizeof(*lat), cmp_double);
+		printf("accdirect-client: %s, offered %.0f/s: latency p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us\n",
+		       rate ? "open loop (Poisson)" : "closed loop",
+		       rate ? rate : answered / t0, quantile(lat, count, 0.5) * 1e6,
+		       quantile(lat, count, 0.99) * 1e6,
+		       quantile(lat, count, 0.999) * 1e6, lat[count - 1] * 1e6);
+	}
+	free(start);
+	free(lat);
 	accd_client_close(c);
 	return ret || errors || answered != count;
 }

@@ -6,14 +6,19 @@
  * domain's credit word, offers each client payload slots, and runs one
  * worker thread per load-balanced port: each request's payload is checked
  * byte for byte (pattern.h) and answered, by RDMA SEND, with its sequence
- * number.  See README.md.
+ * number.  With -c it is also the dlb-lib baseline: a thread of its own
+ * takes the requests of clients that connect to it as to an agent and
+ * enqueues them with the CPU (libdlb2).  At the end it prints its CPU time
+ * per request.  See README.md.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "accdirect.h"
@@ -56,6 +61,36 @@ static int check_payload(void *arg, const struct accd_request *r,
 	return 0;
 }
 
+/* User and system CPU seconds of the process so far. */
+static void cpu_times(double *user, double *sys)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	*sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static double thread_cpu(pthread_t t)
+{
+	struct timespec ts;
+	clockid_t id;
+
+	if (pthread_getcpuclockid(t, &id) || clock_gettime(id, &ts))
+		return 0;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The dlb-lib baseline's enqueue thread. */
+static void *cpu_agent_run(void *a)
+{
+	int ret = accd_agent_run(a, 0, 0, &stop);
+
+	if (ret)
+		fprintf(stderr, "accdirect-server: CPU enqueue: %s\n", strerror(-ret));
+	return NULL;
+}
+
 /* "a,b,c" into @v (at most MAX_LIST): the count, 0 for an empty item. */
 static unsigned int split(char *s, const char **v)
 {
@@ -74,7 +109,8 @@ static void usage(void)
 		"Usage: accdirect-server -a IP [-d DEV] [-D DOMAIN] [-q QUEUE[,QUEUE...]]\n"
 		"                        [-p PORT[,PORT...]] [-w PORT[,PORT...]] [-n COUNT]\n"
 		"                        [-s SLOTS] [-z SLOT_SIZE] [-N MAX_CLIENTS] [-b BURST]\n"
-		"                        [-m auto|dmabuf|peermem] [-B SPIN,YIELD,SLEEP_US]\n");
+		"                        [-m auto|dmabuf|peermem] [-B SPIN,YIELD,SLEEP_US]\n"
+		"                        [-c CPU_ENQUEUE_IP]\n");
 	exit(2);
 }
 
@@ -85,17 +121,21 @@ int main(int argc, char **argv)
 	struct accd_server_attr attr = {
 		.domain = "accdirect", .log = stdout, .name = "accdirect-server",
 	};
+	struct accd_agent_attr cpu = { .log = stdout, .name = "accdirect-server" };
+	struct accd_agent_stats ast;
 	struct accd_server_stats st;
+	struct accd_agent *ca = NULL;
 	struct accd_server *s;
+	pthread_t ct;
 	uint64_t count = 0;
 	unsigned int i;
-	double t0;
+	double t0, u0, s0, u1, s1, enq_cpu = 0;
 	int c, ret;
 
 	attr.nr_queues = split(qlist, queues);
 	attr.nr_producers = split(plist, producers);
 	attr.nr_workers = split(wlist, workers);
-	while ((c = getopt(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:")) != -1) {
+	while ((c = getopt(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:")) != -1) {
 		switch (c) {
 		case 'a': attr.ip = optarg; break;
 		case 'd': attr.dev = atoi(optarg); break;
@@ -112,6 +152,7 @@ int main(int argc, char **argv)
 			if (accd_backoff_parse(optarg, &attr.backoff))
 				usage();
 			break;
+		case 'c': cpu.ip = optarg; break;
 		case 'm':
 			if (dlb2_mr_path_parse(optarg, &attr.mr))
 				usage();
@@ -139,7 +180,18 @@ int main(int argc, char **argv)
 	accd_server_set_handler(s, check_payload, NULL);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (cpu.ip) {
+		cpu.backoff = attr.backoff;
+		ret = accd_server_cpu_agent(s, &cpu, &ca);
+		if (ret) {
+			fprintf(stderr, "accdirect-server: CPU enqueue at %s: %s\n",
+				cpu.ip, strerror(-ret));
+			return 1;
+		}
+	}
 	ret = accd_server_start(s, ACCD_SERVER_THREADS);
+	if (!ret && ca && pthread_create(&ct, NULL, cpu_agent_run, ca))
+		ret = -EAGAIN;
 	if (ret) {
 		fprintf(stderr, "accdirect-server: starting: %s\n", strerror(-ret));
 		return 1;
@@ -155,7 +207,13 @@ int main(int argc, char **argv)
 			accd_server_wait(s, 1, &stop);
 	} while (!st.processed && !stop);
 	t0 = now();
+	cpu_times(&u0, &s0);
+	if (ca)
+		enq_cpu = thread_cpu(ct);
 	accd_server_wait(s, count, &stop);
+	cpu_times(&u1, &s1);
+	if (ca)
+		enq_cpu = thread_cpu(ct) - enq_cpu;
 	accd_server_stop(s);
 	accd_server_stats(s, &st);
 	t0 = now() - t0;
@@ -166,8 +224,23 @@ int main(int argc, char **argv)
 	       (unsigned long)st.processed, (unsigned long)st.bad, t0,
 	       t0 > 0 ? st.processed / t0 : 0.0, (unsigned long)st.responses,
 	       st.agents, st.clients);
+	/* the host's CPU per request (the workers poll: idle time counts) */
+	if (st.processed)
+		printf("accdirect-server: CPU %.3f s user, %.3f s system: %.1f us per request; of which enqueueing %.1f us\n",
+		       u1 - u0, s1 - s0,
+		       (u1 - u0 + s1 - s0) * 1e6 / st.processed,
+		       enq_cpu * 1e6 / st.processed);
 	fflush(stdout);
+	if (ca) {
+		stop = 1;
+		pthread_join(ct, NULL);
+		accd_agent_stats(ca, &ast);
+		printf("accdirect-server: CPU enqueue: %lu requests enqueued, %u clients\n",
+		       (unsigned long)ast.enqueued, ast.clients);
+		if (accd_agent_destroy(ca))
+			ret = 1;
+	}
 	/* the last responses, and the agents' credits coming back */
 	accd_server_destroy(s, 10);
-	return st.bad || (count && st.processed != count);
+	return ret || st.bad || (count && st.processed != count);
 }

@@ -12,7 +12,9 @@
 # them, check every payload byte and answer each request by RDMA SEND, which
 # the client checks (libaccdirect, tools/lib/accdirect).  Runs twice: the server
 # registers the producer port through peer memory (peermem_dlb), then
-# through the port's dma-buf; then two clients share the agent (-m auto).
+# through the port's dma-buf; then two clients share the agent (-m auto);
+# then the dlb-lib baseline: no agent, the server's own thread takes the
+# client's metadata and enqueues it with the CPU (accdirect-server -c).
 # Prints TAP; skips without a DLB or the programs, and a run without
 # peermem_dlb or without dma-buf MRs on rxe.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -33,37 +35,8 @@ ok() {
 	fi
 }
 
-net_down() {
-	local d
-	for d in accd0 accd1 accd2 accd3; do rdma link del "$d" 2>/dev/null; done
-	ip netns del accd-agent 2>/dev/null
-	ip netns del accd-client 2>/dev/null
-	[ -z "${forwarding:-}" ] || sysctl -qw net.ipv4.ip_forward="$forwarding"
-}
-
-# net_up: the agent's namespace on 10.78.1.0/24 and the client's on
-# 10.78.2.0/24, each a veth pair to the initial namespace (.1, the server),
-# which routes between them.
-net_up() {
-	local i ns
-	net_down
-	modprobe rdma_rxe || return 1
-	forwarding=$(sysctl -n net.ipv4.ip_forward)
-	sysctl -qw net.ipv4.ip_forward=1 || return 1
-	i=1
-	for ns in accd-agent accd-client; do
-		ip netns add $ns &&
-		ip link add accdv$i type veth peer name eth0 netns $ns &&
-		ip addr add 10.78.$i.1/24 dev accdv$i && ip link set accdv$i up &&
-		ip -n $ns addr add 10.78.$i.2/24 dev eth0 &&
-		ip -n $ns link set eth0 up &&
-		ip -n $ns route add default via 10.78.$i.1 &&
-		rdma link add accd$((2 * i - 2)) type rxe netdev accdv$i &&
-		ip netns exec $ns rdma link add accd$((2 * i - 1)) type rxe netdev eth0 ||
-			return 1
-		i=$((i + 1))
-	done
-}
+# net_up, net_down: the namespaces and rxe devices
+. "$bin/soft-roce-net.sh"
 
 echo "TAP version 13"
 bdf=$(basename "$(ls -d /sys/bus/pci/drivers/dlb2/0000:* 2>/dev/null | head -1)")
@@ -75,7 +48,7 @@ if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
 	exit 4
 fi
-echo "1..10"
+echo "1..13"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
@@ -166,6 +139,33 @@ run_clients() {
 		"$log"/server.log
 }
 
+# run_cpu: the dlb-lib baseline, the client's metadata ring at the server,
+# whose thread enqueues with libdlb2; three results.
+run_cpu() {
+	local server client_rc server_rc
+
+	rm -f "$log"/*.log
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$count" -c 10.78.2.1 \
+		>"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+		-g 10.78.2.1 -n "$count" >"$log/client.log" 2>&1
+	client_rc=$?
+	wait "$server"; server_rc=$?
+
+	ok "dlb-lib: client sent $count requests, every answer correct" \
+		'[ $client_rc = 0 ] &&
+		 grep -q "^accdirect-client: $count requests sent .* $count answered, 0 errors" "$log/client.log"'
+	ok "dlb-lib: the server's thread enqueued $count requests with the CPU" \
+		'grep -q "^accdirect-server: producer port agent: enqueued by the CPU" "$log/server.log" &&
+		 grep -q "^accdirect-server: CPU enqueue: $count requests enqueued, 1 clients$" "$log/server.log"'
+	ok "dlb-lib: server processed $count requests, every payload intact, no agent" \
+		'[ $server_rc = 0 ] &&
+		 grep -q "^accdirect-server: $count requests processed, 0 bad.*, 1 agents, 1 clients$" "$log/server.log"'
+	sed -n "s/^accdirect-\(.*\)/# dlb-lib: \1/p" "$log"/client.log "$log"/server.log
+}
+
 if [ -d /sys/kernel/peermem_dlb ]; then
 	run peermem "peer memory"
 else
@@ -183,4 +183,5 @@ if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kalls
 else
 	skip3 "2 clients: neither peer memory nor dma-buf MRs on rxe"
 fi
+run_cpu
 exit $failed

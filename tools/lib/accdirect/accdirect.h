@@ -347,6 +347,8 @@ void accd_backoff_wait(const struct accd_backoff *b, unsigned int *idle);
 /* ============================================================== server */
 
 struct accd_server;
+struct accd_agent;
+struct accd_agent_attr;
 
 /**
  * struct accd_request - a request as the server's handler sees it
@@ -468,6 +470,18 @@ int accd_server_worker_poll(struct accd_server *s, unsigned int w);
  */
 int accd_server_wait(struct accd_server *s, uint64_t count,
 		     const volatile int *stop);
+/*
+ * The dlb-lib baseline: a CPU agent (struct accd_agent_attr.cpu_enqueue)
+ * enqueuing with libdlb2 on the server's next producer port not yet given
+ * to an agent; its queue map is the server's (@attr's cpu_* fields are set
+ * here).  Clients connect to it at @attr->ip and @attr->port as to an
+ * agent.  The application runs it (accd_agent_run() on a thread of its
+ * own) and destroys it before the server.  Call before accd_server_start();
+ * -EBUSY when every producer port is taken.
+ */
+int accd_server_cpu_agent(struct accd_server *s,
+			  const struct accd_agent_attr *attr,
+			  struct accd_agent **a);
 /* Stop the worker threads (accd_server_wait() returns). */
 void accd_server_stop(struct accd_server *s);
 void accd_server_stats(struct accd_server *s, struct accd_server_stats *st);
@@ -557,7 +571,6 @@ unsigned int accd_ring_ready(const struct accd_ring *r, unsigned int max);
 unsigned int accd_ring_take(struct accd_ring *r, const struct accd_queue_map *q,
 			    struct dlb2_hcw *h, unsigned int n);
 
-struct accd_agent;
 
 /**
  * struct accd_agent_attr - accd_agent_create() parameters
@@ -572,6 +585,16 @@ struct accd_agent;
  * @rc_flags: DLB2_RC_* for the device check (libdlb2_rdma.h)
  * @backoff: accd_agent_run()'s when nothing is ready
  * @log, @name: as struct accd_server_attr ("accdirect-agent")
+ * @cpu_enqueue: NULL for an agent that enqueues by RDMA.  Else a CPU
+ *	agent: it hands the QEs to this function, which enqueues a prefix of
+ *	the @n (with the CPU: libdlb2's dlb2_enqueue_burst()) and returns its
+ *	length (0: no credit now; the rest is offered again) or -errno.  It
+ *	is the paper's dlb-lib baseline, a host thread that receives the
+ *	requests and enqueues them.  @server, @server_port, @quanta,
+ *	@sq_depth, @signal_every and @rc_flags are then not used, and the
+ *	queues are @cpu_queues.  accd_server_cpu_agent() makes one.
+ * @cpu_arg: @cpu_enqueue's first argument
+ * @cpu_queues: the queues requests name, for a CPU agent
  */
 struct accd_agent_attr {
 	const char *server;
@@ -588,12 +611,16 @@ struct accd_agent_attr {
 	struct accd_backoff backoff;
 	FILE *log;
 	const char *name;
+	int (*cpu_enqueue)(void *arg, const struct dlb2_hcw *qes,
+			   unsigned int n);
+	void *cpu_arg;
+	struct accd_queue_map cpu_queues;
 };
 
 /**
  * struct accd_agent_stats - what accd_agent_stats() reports
  * @enqueued: QEs written into the producer port
- * @lines: 64-byte writes
+ * @lines: 64-byte writes (RDMA; 0 for a CPU agent)
  * @signalled: of which signalled
  * @credit_takes, @credits_taken, @credits_returned: the credit cache's
  * @cas_lost: compare-and-swaps lost to another user of the word
@@ -614,7 +641,8 @@ struct accd_agent_stats {
 
 /*
  * Connect to the server (and check that the device's atomics are global:
- * -EOPNOTSUPP, dlb2_rc_strerror() says why), then listen for clients.
+ * -EOPNOTSUPP, dlb2_rc_strerror() says why), then listen for clients.  A
+ * CPU agent (@attr->cpu_enqueue) only listens.
  */
 int accd_agent_create(const struct accd_agent_attr *attr,
 		      struct accd_agent **a);

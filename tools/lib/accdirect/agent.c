@@ -2,7 +2,9 @@
 /*
  * The agent (accdirect.h): a connection to the server for the producer
  * port and the credit word, a listener for clients, a metadata ring per
- * client, and the enqueue engine (enq.c) between them.
+ * client, and the enqueue engine (enq.c) between them.  A CPU agent (the
+ * dlb-lib baseline) has no server connection: it hands the QEs to its
+ * cpu_enqueue function.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +32,9 @@ struct accd_agent {
 	uint64_t bad_queue;
 	unsigned int rounds;		/* accd_agent_poll() calls */
 	struct dlb2_hcw *qes;
+	unsigned int pending;		/* CPU agent: qes[0..pending) taken
+					 * from the rings, not enqueued yet */
+	uint64_t cpu_qes;		/* CPU agent: QEs enqueued */
 };
 
 static const char *agent_name(const struct accd_agent *a)
@@ -77,6 +82,14 @@ int accd_agent_create(const struct accd_agent_attr *attr, struct accd_agent **ou
 		goto err;
 	}
 	*out = a;
+	if (attr->cpu_enqueue) {
+		if (!attr->cpu_queues.nr || attr->cpu_queues.nr > ACCD_MAX_QUEUES) {
+			ret = -EINVAL;
+			goto err;
+		}
+		a->qmap = attr->cpu_queues;
+		goto listen;
+	}
 
 	caps.send_wr = a->attr.sq_depth;
 	ret = accd_connect(&a->srv, attr->server,
@@ -122,7 +135,7 @@ int accd_agent_create(const struct accd_agent_attr *attr, struct accd_agent **ou
 		.max_lines = a->attr.max_lines,
 	};
 	accd_sq_init(&a->enq.sq, a->attr.sq_depth, a->attr.signal_every);
-
+listen:
 	ret = accd_listen(&a->l, attr->ip, attr->port ? attr->port : ACCD_AGENT_PORT,
 			  true);
 	if (ret)
@@ -232,6 +245,40 @@ static void agent_cm(struct accd_agent *a)
 	}
 }
 
+/*
+ * A CPU agent's round: what is pending first, then what the rings hold, to
+ * cpu_enqueue.  QEs it did not take (no credit) stay pending.
+ */
+static int agent_cpu_poll(struct accd_agent *a, unsigned int max)
+{
+	unsigned int i, k, want = a->pending;
+	int ret;
+
+	for (i = 0; i < a->nr_clients && want < max; i++) {
+		struct accd_ring *r = &a->clients[(a->rr + i) % a->nr_clients].ring;
+
+		k = accd_ring_ready(r, max - want);
+		a->bad_queue += accd_ring_take(r, &a->qmap, a->qes + want, k);
+		want += k;
+	}
+	if (a->nr_clients)
+		a->rr = (a->rr + 1) % a->nr_clients;
+	if (!want) {
+		if (a->rounds % 16 == 0)
+			agent_cm(a);
+		return 0;
+	}
+	ret = a->attr.cpu_enqueue(a->attr.cpu_arg, a->qes, want);
+	if (ret <= 0) {
+		a->pending = want;
+		return ret;
+	}
+	a->pending = want - ret;
+	memmove(a->qes, a->qes + ret, a->pending * sizeof(*a->qes));
+	a->cpu_qes += ret;
+	return ret;
+}
+
 int accd_agent_poll(struct accd_agent *a)
 {
 	unsigned int max = a->attr.max_lines * ACCD_QES_PER_LINE;
@@ -242,6 +289,8 @@ int accd_agent_poll(struct accd_agent *a)
 	/* new clients: now and then, and whenever there is nothing to do */
 	if (++a->rounds % 256 == 0 || !a->nr_clients)
 		agent_cm(a);
+	if (a->attr.cpu_enqueue)
+		return agent_cpu_poll(a, max);
 	/* what the rings hold, from the next client on */
 	for (i = 0; i < a->nr_clients && want < max; i++) {
 		ci = (a->rr + i) % a->nr_clients;
@@ -286,7 +335,7 @@ int accd_agent_run(struct accd_agent *a, uint64_t count, double idle_timeout,
 	unsigned int empty = 0;
 	int ret;
 
-	while ((!count || a->enq.qes < count) && !(stop && *stop)) {
+	while ((!count || a->enq.qes + a->cpu_qes < count) && !(stop && *stop)) {
 		ret = accd_agent_poll(a);
 		if (ret < 0)
 			return ret;
@@ -309,7 +358,8 @@ int accd_agent_run(struct accd_agent *a, uint64_t count, double idle_timeout,
 void accd_agent_stats(struct accd_agent *a, struct accd_agent_stats *st)
 {
 	*st = (struct accd_agent_stats){
-		.enqueued = a->enq.qes, .lines = a->enq.lines_posted,
+		.enqueued = a->enq.qes + a->cpu_qes,
+		.lines = a->enq.lines_posted,
 		.signalled = a->enq.sq.signalled,
 		.credit_takes = a->enq.credits.takes,
 		.credits_taken = a->enq.credits.taken,
@@ -331,6 +381,12 @@ int accd_agent_destroy(struct accd_agent *a)
 
 	if (a->srv.id && a->srv.id->qp && a->mr)
 		ret = accd_enq_drain(&a->enq);
+	if (a->pending) {
+		accd_log(a->attr.log, agent_name(a),
+			 "%u requests taken from the rings were never enqueued: no credit",
+			 a->pending);
+		ret = -EAGAIN;
+	}
 	for (i = 0; i < a->nr_clients; i++) {
 		struct agent_client *c = &a->clients[i];
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "libdlb2.h"
+#include "libdlb2_dp.h"
 #include "internal.h"
 
 #define MAX_BURST	64
@@ -170,6 +171,60 @@ void accd_server_set_handler(struct accd_server *s, accd_handler_fn fn,
 {
 	s->fn = fn;
 	s->arg = arg;
+}
+
+/* ---------------------------------------------- the dlb-lib baseline */
+
+/* A CPU agent's enqueue: libdlb2, the credits as the port caches them. */
+static int srv_cpu_enqueue(void *arg, const struct dlb2_hcw *qes,
+			   unsigned int n)
+{
+	struct dlb2_port *pp = arg;
+	int ret;
+
+	/* as many as there are credits for: a burst is all or nothing */
+	if (!dlb2_credits_have(pp, DLB2_CREDIT_POOL_LDB, n) &&
+	    n > pp->cache[DLB2_CREDIT_POOL_LDB])
+		n = pp->cache[DLB2_CREDIT_POOL_LDB];
+	if (!n)
+		return 0;
+	ret = dlb2_enqueue_burst(pp, qes, n);
+	return ret == -ENOSPC ? 0 : ret;
+}
+
+int accd_server_cpu_agent(struct accd_server *s,
+			  const struct accd_agent_attr *attr,
+			  struct accd_agent **a)
+{
+	struct accd_agent_attr aa = *attr;
+	struct srv_agent *sa;
+	unsigned int i;
+	int ret;
+
+	*a = NULL;
+	if (s->cm_running)
+		return -EINVAL;
+	if (s->nr_agents == s->attr.nr_producers)
+		return -EBUSY;
+	sa = &s->agents[s->nr_agents];
+	aa.cpu_enqueue = srv_cpu_enqueue;
+	aa.cpu_arg = s->pp[s->nr_agents];
+	aa.cpu_queues.nr = s->attr.nr_queues;
+	for (i = 0; i < s->attr.nr_queues; i++) {
+		aa.cpu_queues.qid[i] = s->qid[i];
+		aa.cpu_queues.sched[i] = DLB2_SCHED_UNORDERED;
+	}
+	ret = accd_agent_create(&aa, a);
+	if (ret)
+		return ret;
+	/* taken, and never an RDMA peer (state PEER_NEW) */
+	sa->index = s->nr_agents;
+	sa->is_agent = true;
+	accd_log(s->attr.log, srv_name(s),
+		 "producer port %s: enqueued by the CPU (dlb-lib), clients at %s",
+		 s->attr.producers[sa->index], attr->ip ? attr->ip : "any address");
+	s->nr_agents++;
+	return 0;
 }
 
 /* --------------------------------------------------------- connections */
