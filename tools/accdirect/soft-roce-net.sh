@@ -9,12 +9,13 @@
 # namespace routes between them.
 #   net_up     (re)creates it: status 0, or 1 with the step that failed
 #   net_down   removes it, and restores net.ipv4.ip_forward
+# Both work with errexit set.
 
 net_down() {
 	local d
-	for d in accd0 accd1 accd2 accd3; do rdma link del "$d" 2>/dev/null; done
-	ip netns del accd-agent 2>/dev/null
-	ip netns del accd-client 2>/dev/null
+	for d in accd0 accd1 accd2 accd3; do rdma link del "$d" 2>/dev/null || :; done
+	ip netns del accd-agent 2>/dev/null || :
+	ip netns del accd-client 2>/dev/null || :
 	[ -z "${forwarding:-}" ] || sysctl -qw net.ipv4.ip_forward="$forwarding"
 }
 
