@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 	uint64_t count = 0, sent = 0, answered = 0, errors = 0, req;
 	uint32_t flows = 1, queues = 1, size, w, slot_size;
 	uint64_t *payload, seed = 1;
+	char *end;
 	double t0, t, rate = 0, due = 0, *start, *lat;
 	int ch, n, i, ret = 0;
 
@@ -85,8 +86,16 @@ int main(int argc, char **argv)
 		case 'b': attr.batch = strtoul(optarg, NULL, 0); break;
 		case 'C': attr.coalesce = true; break;
 		case 'u': attr.coalesce = false; break;
-		case 'r': rate = strtod(optarg, NULL); break;
-		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		case 'r':
+			rate = strtod(optarg, &end);
+			if (end == optarg || *end || !(rate > 0) || rate > 1e9)
+				usage();
+			break;
+		case 'S':
+			seed = strtoull(optarg, &end, 0);
+			if (end == optarg || *end)
+				usage();
+			break;
 		case 'f': flows = strtoul(optarg, NULL, 0); break;
 		case 'Q': queues = strtoul(optarg, NULL, 0); break;
 		case 'P': qa.prio = strtoul(optarg, NULL, 0); break;
