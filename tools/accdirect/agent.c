@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "agent.h"
@@ -124,6 +125,11 @@ int agent_parse(int argc, char **argv, struct agent_opts *o)
 	return 0;
 }
 
+static double tv_diff(const struct timeval *a, const struct timeval *b)
+{
+	return (a->tv_sec - b->tv_sec) + (a->tv_usec - b->tv_usec) / 1e6;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -137,7 +143,8 @@ int main(int argc, char **argv)
 	struct accd_agent_stats st;
 	struct accd_agent *a;
 	struct agent_opts o;
-	double t0;
+	struct rusage r0, r1;
+	double t0, cpu;
 	int ret, ret2;
 
 	if (agent_parse(argc, argv, &o))
@@ -172,7 +179,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	t0 = now();
+	getrusage(RUSAGE_SELF, &r0);
 	ret = accd_agent_run(a, o.count, 30, NULL);
+	getrusage(RUSAGE_SELF, &r1);
 	t0 = now() - t0;
 	accd_agent_stats(a, &st);
 	/* what is in flight completes, the cached credits go back */
@@ -187,5 +196,10 @@ int main(int argc, char **argv)
 	       (unsigned long)st.credit_takes, (unsigned long)st.cas_lost,
 	       (unsigned long)(st.credits_taken - st.enqueued),
 	       ret2 ? ": " : "", ret2 ? strerror(-ret2) : "", st.clients);
+	/* the SmartNIC's CPU (idle polling included) */
+	cpu = tv_diff(&r1.ru_utime, &r0.ru_utime) + tv_diff(&r1.ru_stime, &r0.ru_stime);
+	if (st.enqueued)
+		printf("accdirect-agent: CPU %.3f s: %.1f us per request\n", cpu,
+		       cpu * 1e6 / st.enqueued);
 	return ret || ret2 || (o.count && st.enqueued != o.count);
 }
