@@ -62,8 +62,8 @@
  * none is taken under a dlb2 lock.  sysfs: the device attributes that
  * read dlb2.state and dlb2.res take the device lock inside kernfs's
  * active reference, and are removed by the driver core outside it; the
- * statistics directories, removed under the device lock (kobject_del()
- * waits for their show()), take no lock.
+ * statistics devices of a domain (sysfs.c), unregistered under the device
+ * lock (device_del() waits for their show()), take no lock.
  *
  * Holders' callbacks.  The revoke callbacks of a port's P2P holders
  * (dlb2_p2p_get() pins, peer-memory MRs through peermem_dlb, dma-bufs
@@ -151,7 +151,6 @@ enum dlb2_alarm {
  * @alarm_window_start: jiffies when the current one-second window began
  * @alarm_window_count: alarms in the current window
  * @ingress_alarms_off: alarms were switched off after an alarm storm
- * @domains_kobj: sysfs directory of the enabled domains
  * @p2p_override: map producer ports for peers the PCI topology check
  *		  refuses (sysfs p2p_override, the administrator's call)
  */
@@ -183,7 +182,6 @@ struct dlb2 {
 	unsigned long alarm_window_start;
 	unsigned int alarm_window_count;
 	bool ingress_alarms_off;
-	struct kobject *domains_kobj;
 	bool p2p_override;
 };
 
@@ -224,6 +222,7 @@ void dlb2_port_chrdev_exit(void);
 
 /* sysfs.c */
 extern const struct attribute_group *dlb2_dev_groups[];
-void dlb2_sysfs_init(void);
+int dlb2_sysfs_init(void);
+void dlb2_sysfs_exit(void);
 
 #endif /* __DLB2_H */
