@@ -128,6 +128,13 @@ enum dlb2_alarm {
 	DLB2_NUM_ALARMS,
 };
 
+/* Whether domains can be enabled; see dlb2.state. */
+enum dlb2_state {
+	DLB2_STATE_READY,
+	DLB2_STATE_RESETTING,	/* between reset_prepare and reset_done */
+	DLB2_STATE_FAILED,	/* did not come back from a reset */
+};
+
 /**
  * struct dlb2 - one DLB physical function
  * @pdev: the PCI device
@@ -154,13 +161,6 @@ enum dlb2_alarm {
  * @p2p_override: map producer ports for peers the PCI topology check
  *		  refuses (sysfs p2p_override, the administrator's call)
  */
-/* Whether domains can be enabled; see dlb2.state. */
-enum dlb2_state {
-	DLB2_STATE_READY,
-	DLB2_STATE_RESETTING,	/* between reset_prepare and reset_done */
-	DLB2_STATE_FAILED,	/* did not come back from a reset */
-};
-
 struct dlb2 {
 	struct pci_dev *pdev;
 	u32 ver;
