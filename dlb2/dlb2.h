@@ -62,8 +62,8 @@
  * none is taken under a dlb2 lock.  sysfs: the device attributes that
  * read dlb2.state and dlb2.res take the device lock inside kernfs's
  * active reference, and are removed by the driver core outside it; the
- * statistics directories, removed under the device lock (kobject_del()
- * waits for their show()), take no lock.
+ * statistics devices of a domain (sysfs.c), unregistered under the device
+ * lock (device_del() waits for their show()), take no lock.
  *
  * Holders' callbacks.  The revoke callbacks of a port's P2P holders
  * (dlb2_p2p_get() pins, peer-memory MRs through peermem_dlb, dma-bufs
@@ -128,6 +128,13 @@ enum dlb2_alarm {
 	DLB2_NUM_ALARMS,
 };
 
+/* Whether domains can be enabled; see dlb2.state. */
+enum dlb2_state {
+	DLB2_STATE_READY,
+	DLB2_STATE_RESETTING,	/* between reset_prepare and reset_done */
+	DLB2_STATE_FAILED,	/* did not come back from a reset */
+};
+
 /**
  * struct dlb2 - one DLB physical function
  * @pdev: the PCI device
@@ -151,17 +158,9 @@ enum dlb2_alarm {
  * @alarm_window_start: jiffies when the current one-second window began
  * @alarm_window_count: alarms in the current window
  * @ingress_alarms_off: alarms were switched off after an alarm storm
- * @domains_kobj: sysfs directory of the enabled domains
  * @p2p_override: map producer ports for peers the PCI topology check
  *		  refuses (sysfs p2p_override, the administrator's call)
  */
-/* Whether domains can be enabled; see dlb2.state. */
-enum dlb2_state {
-	DLB2_STATE_READY,
-	DLB2_STATE_RESETTING,	/* between reset_prepare and reset_done */
-	DLB2_STATE_FAILED,	/* did not come back from a reset */
-};
-
 struct dlb2 {
 	struct pci_dev *pdev;
 	u32 ver;
@@ -183,7 +182,6 @@ struct dlb2 {
 	unsigned long alarm_window_start;
 	unsigned int alarm_window_count;
 	bool ingress_alarms_off;
-	struct kobject *domains_kobj;
 	bool p2p_override;
 };
 
@@ -224,6 +222,7 @@ void dlb2_port_chrdev_exit(void);
 
 /* sysfs.c */
 extern const struct attribute_group *dlb2_dev_groups[];
-void dlb2_sysfs_init(void);
+int dlb2_sysfs_init(void);
+void dlb2_sysfs_exit(void);
 
 #endif /* __DLB2_H */

@@ -11,7 +11,6 @@
 #ifndef __DLB2_DOMAIN_H
 #define __DLB2_DOMAIN_H
 
-#include <linux/kobject.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -98,7 +97,7 @@ enum dlb2_slot_state {
 
 /**
  * struct dlb2_queue - an enabled queue
- * @kobj: sysfs statistics directory
+ * @sysfs_dev: sysfs statistics device (queue.<name>)
  * @dom: its domain
  * @ldb: load-balanced
  * @id: hardware id
@@ -108,7 +107,7 @@ enum dlb2_slot_state {
  * @name: configfs name
  */
 struct dlb2_queue {
-	struct kobject *kobj;
+	struct device *sysfs_dev;
 	struct dlb2_domain *dom;
 	bool ldb;
 	unsigned int id;
@@ -129,7 +128,7 @@ struct dlb2_queue {
  * @dlb2: the device, NULL once the port is revoked
  * @dom: its domain, NULL once revoked
  * @file: the one open file, or NULL
- * @kobj: sysfs statistics directory
+ * @sysfs_dev: sysfs statistics device (port.<name>)
  * @cdev_dev: the character device (/dev/dlb2/<N>/<domain>/<port>)
  * @devt: its device number
  * @ldb: load-balanced
@@ -164,7 +163,7 @@ struct dlb2_port {
 	struct dlb2 *dlb2;
 	struct dlb2_domain *dom;
 	struct file *file;
-	struct kobject *kobj;
+	struct device *sysfs_dev;
 	struct device *cdev_dev;
 	dev_t devt;
 	bool ldb;
@@ -195,9 +194,8 @@ struct dlb2_port {
  * struct dlb2_domain - an enabled scheduling domain
  * @dlb2: its device
  * @res: the hardware resources it holds
- * @kobj: sysfs statistics directory
- * @queues_kobj: its queues/ directory
- * @ports_kobj: its ports/ directory
+ * @sysfs_dev: sysfs statistics device (dlb2_<N>.<name>, class dlb2_domain),
+ *	       parent of its queues' and ports'
  * @credit_page: the domain credit page (user-mappable, struct dlb2_credit
  *	       pools of include/uapi/linux/dlb2.h)
  * @num_queues: entries in @queues
@@ -210,9 +208,7 @@ struct dlb2_port {
 struct dlb2_domain {
 	struct dlb2 *dlb2;
 	struct dlb2_domain_res res;
-	struct kobject *kobj;
-	struct kobject *queues_kobj;
-	struct kobject *ports_kobj;
+	struct device *sysfs_dev;
 	struct page *credit_page;
 	unsigned int num_queues;
 	struct dlb2_queue *queues;

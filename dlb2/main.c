@@ -118,16 +118,11 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up interrupts\n");
 
-	dlb2->domains_kobj = kobject_create_and_add("domains", &dev->kobj);
-	if (!dlb2->domains_kobj) {
-		ret = -ENOMEM;
-		goto err_intr;
-	}
 	pci_set_drvdata(pdev, dlb2);
 	pci_save_state(pdev);		/* for dlb2_slot_reset() */
 	ret = dlb2_configfs_attach(dlb2);
 	if (ret)
-		goto err_kobj;
+		goto err_intr;
 
 	dev_info(dev, "DLB %s, %u scheduling domains, configfs dlb2_%d\n",
 		 dlb2_ver_str(dlb2),
@@ -135,8 +130,6 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 dlb2_cfs_dev_id(dlb2));
 	return 0;
 
-err_kobj:
-	kobject_put(dlb2->domains_kobj);
 err_intr:
 	dlb2_intr_exit(dlb2);
 	return ret;
@@ -152,7 +145,6 @@ static void dlb2_remove(struct pci_dev *pdev)
 	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
 
 	dlb2_configfs_detach(dlb2);
-	kobject_put(dlb2->domains_kobj);
 	dlb2_intr_exit(dlb2);
 }
 
@@ -261,10 +253,12 @@ static int __init dlb2_init(void)
 {
 	int ret;
 
-	dlb2_sysfs_init();
-	ret = dlb2_port_chrdev_init();
+	ret = dlb2_sysfs_init();
 	if (ret)
 		return ret;
+	ret = dlb2_port_chrdev_init();
+	if (ret)
+		goto err_sysfs;
 	ret = dlb2_configfs_init();
 	if (ret)
 		goto err_chrdev;
@@ -277,6 +271,8 @@ err_configfs:
 	dlb2_configfs_exit();
 err_chrdev:
 	dlb2_port_chrdev_exit();
+err_sysfs:
+	dlb2_sysfs_exit();
 	return ret;
 }
 
@@ -285,6 +281,7 @@ static void __exit dlb2_exit(void)
 	pci_unregister_driver(&dlb2_pci_driver);
 	dlb2_configfs_exit();
 	dlb2_port_chrdev_exit();
+	dlb2_sysfs_exit();
 }
 
 module_init(dlb2_init);

@@ -2,11 +2,13 @@
 /*
  * Intel DLB 2.0 / 2.5 PF driver: sysfs.
  *
- * Device attributes (version, resources, IOMMU mode, alarms) and, under
- * domains/, one directory per enabled domain with its queues' and ports'
- * statistics.  Documented in Documentation/ABI/testing/sysfs-driver-dlb2.
+ * Attribute groups of the PCI device (version, resources, IOMMU mode,
+ * alarms, p2p_override) and, for each enabled domain, a device of class
+ * dlb2_domain below the PCI device with one child device per queue and
+ * port, each carrying its statistics as the attribute groups of its
+ * device_type.  Documented in Documentation/ABI/testing/sysfs-driver-dlb2.
  *
- * The statistics directories are removed (kobject_del(), which waits for
+ * The statistics devices are unregistered (device_del(), which waits for
  * running show()s) before their domain is freed, so show() needs no lock.
  */
 #include <linux/device.h>
@@ -14,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
+#include "compat.h"
 #include "domain.h"
 #include "hw.h"
 
@@ -272,20 +275,6 @@ static const struct attribute_group alarm_group = {
 	.attrs = alarm_attrs,
 };
 
-/**
- * dlb2_sysfs_init() - build the attribute lists of the resource tables
- */
-void dlb2_sysfs_init(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(total_res); i++) {
-		total_res[i].total = true;
-		total_attrs[i] = &total_res[i].attr.attr;
-		avail_attrs[i] = &avail_res[i].attr.attr;
-	}
-}
-
 const struct attribute_group *dlb2_dev_groups[] = {
 	&dlb2_dev_group,
 	&total_group,
@@ -294,33 +283,38 @@ const struct attribute_group *dlb2_dev_groups[] = {
 	NULL,
 };
 
-/* ---- domains/<domain>/{queues,ports}/<name>/ -------------------------- */
+/* ---- dlb2_domain/dlb2_<N>.<domain>/{queue,port}.<name>/ --------------- */
 
-/* A statistics directory: of a domain, or of one of its queues or ports. */
-struct dlb2_stats_kobj {
-	struct kobject kobj;
+/*
+ * A statistics device: an enabled domain (class dlb2_domain, child of the
+ * PCI device), or one of its queues or ports (child of the domain's).
+ */
+struct dlb2_stats_dev {
+	struct device dev;
 	struct dlb2_domain *dom;
 	struct dlb2_queue *queue;
 	struct dlb2_port *port;
 };
 
-#define to_stats(k) container_of(k, struct dlb2_stats_kobj, kobj)
+#define to_stats(d) container_of(d, struct dlb2_stats_dev, dev)
 
-static void stats_release(struct kobject *kobj)
+static struct class *dlb2_domain_class;
+
+static void stats_release(struct device *dev)
 {
-	kfree(to_stats(kobj));
+	kfree(to_stats(dev));
 }
 
 /* A statistic: file @file, value @expr of the stats' domain, queue or port. */
 #define STAT(name, file, fmt, expr)					\
-static ssize_t name##_show(struct kobject *kobj,			\
-			   struct kobj_attribute *attr, char *buf)	\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
 {									\
-	struct dlb2_stats_kobj *s = to_stats(kobj);			\
+	struct dlb2_stats_dev *s = to_stats(dev);			\
 									\
 	return sysfs_emit(buf, fmt "\n", expr);				\
 }									\
-static struct kobj_attribute name##_attr = __ATTR(file, 0444, name##_show, NULL)
+static struct device_attribute name##_attr = __ATTR(file, 0444, name##_show, NULL)
 
 static u64 domain_sum(struct dlb2_domain *dom, bool enqueued)
 {
@@ -346,12 +340,14 @@ static u64 domain_alarms(struct dlb2_domain *dom)
 	return sum;
 }
 
+STAT(dom_name, name, "%s", s->dom->name);
 STAT(dom_id, id, "%u", s->dom->res.id);
 STAT(enqueued, enqueued, "%llu", domain_sum(s->dom, true));
 STAT(dequeued, dequeued, "%llu", domain_sum(s->dom, false));
 STAT(alarms, alarms, "%llu", domain_alarms(s->dom));
 
 static struct attribute *domain_stat_attrs[] = {
+	&dom_name_attr.attr,
 	&dom_id_attr.attr,
 	&enqueued_attr.attr,
 	&dequeued_attr.attr,
@@ -360,12 +356,14 @@ static struct attribute *domain_stat_attrs[] = {
 };
 ATTRIBUTE_GROUPS(domain_stat);
 
+STAT(q_name, name, "%s", s->queue->name);
 STAT(q_id, id, "%u", s->queue->id);
 STAT(q_type, type, "%s", s->queue->ldb ? "ldb" : "dir");
 STAT(q_depth, depth, "%u", dlb2_hw_queue_depth(s->dom->dlb2, s->queue));
 STAT(q_enqueued, enqueued, "%llu", dlb2_hw_queue_enqueued(s->dom->dlb2, s->queue));
 
 static struct attribute *queue_stat_attrs[] = {
+	&q_name_attr.attr,
 	&q_id_attr.attr,
 	&q_type_attr.attr,
 	&q_depth_attr.attr,
@@ -374,6 +372,7 @@ static struct attribute *queue_stat_attrs[] = {
 };
 ATTRIBUTE_GROUPS(queue_stat);
 
+STAT(p_name, name, "%s", s->port->name);
 STAT(p_id, id, "%u", s->port->id);
 STAT(p_type, type, "%s", s->port->ldb ? "ldb" : "dir");
 STAT(p_cq_depth, cq_depth, "%u", s->port->cq_depth);
@@ -384,6 +383,7 @@ STAT(p_released, released, "%lld", atomic64_read(&s->port->released));
 STAT(p_alarms, alarms, "%lld", atomic64_read(&s->port->alarms));
 
 static struct attribute *port_stat_attrs[] = {
+	&p_name_attr.attr,
 	&p_id_attr.attr,
 	&p_type_attr.attr,
 	&p_cq_depth_attr.attr,
@@ -396,111 +396,159 @@ static struct attribute *port_stat_attrs[] = {
 };
 ATTRIBUTE_GROUPS(port_stat);
 
-static const struct kobj_type domain_ktype = {
+static const struct device_type domain_type = {
+	.name = "dlb2_domain",
+	.groups = domain_stat_groups,
 	.release = stats_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = domain_stat_groups,
 };
 
-static const struct kobj_type queue_ktype = {
+static const struct device_type queue_type = {
+	.name = "dlb2_queue",
+	.groups = queue_stat_groups,
 	.release = stats_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = queue_stat_groups,
 };
 
-static const struct kobj_type port_ktype = {
+static const struct device_type port_type = {
+	.name = "dlb2_port",
+	.groups = port_stat_groups,
 	.release = stats_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = port_stat_groups,
 };
 
-static struct kobject *stats_add(const struct kobj_type *ktype,
-				 struct kobject *parent, const char *name,
-				 struct dlb2_domain *dom,
-				 struct dlb2_queue *queue,
-				 struct dlb2_port *port)
+/*
+ * Register a statistics device of @type below @parent, its attributes
+ * created with it (no window in which user space sees it without them).
+ */
+static struct device *stats_add(const struct device_type *type,
+				struct device *parent, const char *prefix,
+				const char *name, struct dlb2_domain *dom,
+				struct dlb2_queue *queue,
+				struct dlb2_port *port)
 {
-	struct dlb2_stats_kobj *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct dlb2_stats_dev *s = kzalloc(sizeof(*s), GFP_KERNEL);
 	int ret;
 
 	if (!s)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	s->dom = dom;
 	s->queue = queue;
 	s->port = port;
-	ret = kobject_init_and_add(&s->kobj, ktype, parent, "%s", name);
+	device_initialize(&s->dev);
+	s->dev.type = type;
+	s->dev.parent = parent;
+	/* No power management of their own: no power/ directory. */
+	device_set_pm_not_required(&s->dev);
+	if (type == &domain_type)
+		s->dev.class = dlb2_domain_class;
+	ret = dev_set_name(&s->dev, "%s.%s", prefix, name);
+	if (!ret)
+		ret = device_add(&s->dev);
 	if (ret) {
-		kobject_put(&s->kobj);
-		return NULL;
+		put_device(&s->dev);
+		return ERR_PTR(ret);
 	}
-	return &s->kobj;
+	return &s->dev;
 }
 
-static void stats_del(struct kobject **kobj)
+/*
+ * device_del() removes the attributes and waits for the show()s that are
+ * running (kernfs drains their active references); none starts afterwards,
+ * so the domain may be freed then even if the struct device lives on.
+ */
+static void stats_del(struct device **dev)
 {
-	if (*kobj) {
-		kobject_del(*kobj);
-		kobject_put(*kobj);
-	}
-	*kobj = NULL;
+	if (*dev)
+		device_unregister(*dev);
+	*dev = NULL;
 }
 
 /**
- * dlb2_domain_sysfs_add() - statistics directories of an enabled domain
- * @dom: the domain
+ * dlb2_domain_sysfs_add() - statistics devices of an enabled domain
+ * @dom: the domain; the device lock held
  *
- * Return: 0 or -ENOMEM (nothing left behind).
+ * Registers the device dlb2_<N>.<domain> (class dlb2_domain) below the
+ * PCI function and below it one device per queue (queue.<name>) and port
+ * (port.<name>).  Their show()s take no lock: they are unregistered by
+ * dlb2_domain_sysfs_del() before the domain is freed.
+ *
+ * Return: 0 or a negative errno (nothing left behind).
  */
 int dlb2_domain_sysfs_add(struct dlb2_domain *dom)
 {
+	struct dlb2 *dlb2 = dom->dlb2;
+	struct device *dev;
+	char prefix[16];
 	unsigned int i;
 
-	dom->kobj = stats_add(&domain_ktype, dom->dlb2->domains_kobj,
-			      dom->name, dom, NULL, NULL);
-	if (!dom->kobj)
-		return -ENOMEM;
-	dom->queues_kobj = kobject_create_and_add("queues", dom->kobj);
-	dom->ports_kobj = kobject_create_and_add("ports", dom->kobj);
-	if (!dom->queues_kobj || !dom->ports_kobj)
-		goto err;
+	lockdep_assert_held(dlb2->lock);
+	snprintf(prefix, sizeof(prefix), "dlb2_%d", dlb2_cfs_dev_id(dlb2));
+	dev = stats_add(&domain_type, &dlb2->pdev->dev, prefix, dom->name, dom,
+			NULL, NULL);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	dom->sysfs_dev = dev;
 	for (i = 0; i < dom->num_queues; i++) {
 		struct dlb2_queue *q = &dom->queues[i];
 
-		q->kobj = stats_add(&queue_ktype, dom->queues_kobj, q->name,
-				    dom, q, NULL);
-		if (!q->kobj)
+		dev = stats_add(&queue_type, dom->sysfs_dev, "queue", q->name,
+				dom, q, NULL);
+		if (IS_ERR(dev))
 			goto err;
+		q->sysfs_dev = dev;
 	}
 	for (i = 0; i < dom->num_ports; i++) {
 		struct dlb2_port *p = dom->ports[i];
 
-		p->kobj = stats_add(&port_ktype, dom->ports_kobj, p->name,
-				    dom, NULL, p);
-		if (!p->kobj)
+		dev = stats_add(&port_type, dom->sysfs_dev, "port", p->name,
+				dom, NULL, p);
+		if (IS_ERR(dev))
 			goto err;
+		p->sysfs_dev = dev;
 	}
 	return 0;
 
 err:
 	dlb2_domain_sysfs_del(dom);
-	return -ENOMEM;
+	return PTR_ERR(dev);
 }
 
 /**
- * dlb2_domain_sysfs_del() - remove them again
- * @dom: the domain
+ * dlb2_domain_sysfs_del() - unregister them again, children first
+ * @dom: the domain; the device lock held (the show()s take no lock)
  */
 void dlb2_domain_sysfs_del(struct dlb2_domain *dom)
 {
 	unsigned int i;
 
+	lockdep_assert_held(dom->dlb2->lock);
 	for (i = 0; i < dom->num_ports; i++)
-		stats_del(&dom->ports[i]->kobj);
+		stats_del(&dom->ports[i]->sysfs_dev);
 	for (i = 0; i < dom->num_queues; i++)
-		stats_del(&dom->queues[i].kobj);
-	kobject_put(dom->ports_kobj);
-	kobject_put(dom->queues_kobj);
-	dom->ports_kobj = NULL;
-	dom->queues_kobj = NULL;
-	stats_del(&dom->kobj);
+		stats_del(&dom->queues[i].sysfs_dev);
+	stats_del(&dom->sysfs_dev);
+}
+
+/**
+ * dlb2_sysfs_init() - build the resource tables, register class dlb2_domain
+ *
+ * Return: 0 or a negative errno.
+ */
+int dlb2_sysfs_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(total_res); i++) {
+		total_res[i].total = true;
+		total_attrs[i] = &total_res[i].attr.attr;
+		avail_attrs[i] = &avail_res[i].attr.attr;
+	}
+	dlb2_domain_class = dlb2_class_create("dlb2_domain");
+	return PTR_ERR_OR_ZERO(dlb2_domain_class);
+}
+
+/**
+ * dlb2_sysfs_exit() - unregister class dlb2_domain
+ */
+void dlb2_sysfs_exit(void)
+{
+	class_destroy(dlb2_domain_class);
 }

@@ -97,8 +97,11 @@ static const char usage_stats[] =
 "Usage: dlb2ctl stats [-j] [BDF]\n"
 "\n"
 "Prints, for each device bound to dlb2 (or the PCI function BDF, e.g.\n"
-"0000:6d:00.0), the files under total_resources/, avail_resources/ and\n"
-"domains/ of /sys/bus/pci/devices/BDF, one line per directory.\n"
+"0000:6d:00.0), the files under total_resources/ and avail_resources/ of\n"
+"/sys/bus/pci/devices/BDF, one line per directory, and the statistics of\n"
+"its enabled domains (devices dlb2_domain/dlb2_N.DOMAIN), their queues\n"
+"(queue.NAME) and ports (port.NAME), labelled domains/DOMAIN,\n"
+"queues/NAME and ports/NAME.\n"
 "\n"
 "  -j        JSON: { BDF: { \"hw_version\": ..., \"total_resources\": {...},\n"
 "            \"avail_resources\": {...}, \"domains\": {...} } }\n";
@@ -455,11 +458,191 @@ static int cmd_show(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The statistics devices of a PCI function (sysfs-driver-dlb2): each
+ * enabled domain is a device in dlb2_domain/ named dlb2_N.DOMAIN, its
+ * queues and ports are its child devices queue.NAME and port.NAME.
+ */
+#define DOMAIN_DIR	"dlb2_domain"
+
+/* Subdirectories of @path whose names start with @prefix, sorted. */
+static int scan_dirs(const char *path, const char *prefix, struct dirent ***out)
+{
+	char sub[PATH_MAX + 300];
+	struct dirent **ents;
+	struct stat st;
+	int i, n, k = 0;
+
+	n = scandir(path, &ents, NULL, alphasort);
+	if (n < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, ents[i]->d_name);
+		if (!strncmp(ents[i]->d_name, prefix, strlen(prefix)) &&
+		    ents[i]->d_name[strlen(prefix)] && !lstat(sub, &st) &&
+		    S_ISDIR(st.st_mode))
+			ents[k++] = ents[i];
+		else
+			free(ents[i]);
+	}
+	*out = ents;
+	return k;
+}
+
+/*
+ * The name of statistics device @dir (file "name"), else its directory
+ * name @dname without @prefix.
+ */
+static void stat_name(const char *dir, const char *dname, const char *prefix,
+		      char *buf, size_t len)
+{
+	char path[PATH_MAX + 300];
+
+	snprintf(path, sizeof(path), "%s/name", dir);
+	if (tree_read(path, buf, len) || !buf[0])
+		snprintf(buf, len, "%s", dname + strlen(prefix));
+}
+
+/* A statistic of device directory @dir: a file, not "name" or "uevent". */
+static bool stat_file(const char *dir, const char *file)
+{
+	char path[PATH_MAX + 300];
+	struct stat st;
+
+	if (file[0] == '.' || !strcmp(file, "name") || !strcmp(file, "uevent"))
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return !lstat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/*
+ * The statistics of device directory @dir: as "label: a=1 b=2" at @indent
+ * (text), or as JSON members, each preceded by a comma when *@k is not 0.
+ */
+static void stat_files(const char *dir, const char *label, int indent, int *k)
+{
+	char path[PATH_MAX + 300], val[256];
+	struct dirent **ents;
+	int i, n;
+
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0)
+		return;
+	if (!json)
+		printf("%*s%s:", indent * 2, "", label);
+	for (i = 0; i < n; i++) {
+		const char *f = ents[i]->d_name;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, f);
+		if (stat_file(dir, f)) {
+			int bad = tree_read(path, val, sizeof(val));
+
+			if (json) {
+				printf("%s\n%*s", (*k)++ ? "," : "", (indent + 1) * 2, "");
+				json_str(f);
+				printf(": ");
+				if (bad)
+					printf("null");
+				else
+					json_value(val);
+			} else if (bad) {
+				printf(" %s=?", f);
+			} else if (strchr(val, ' ') || !val[0]) {
+				printf(" %s=\"%s\"", f, val);
+			} else {
+				printf(" %s=%s", f, val);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (!json)
+		printf("\n");
+}
+
+/* The queues (@prefix "queue.") or ports ("port.") of domain device @dom. */
+static void stats_children(const char *dom, const char *prefix,
+			   const char *label, int *k)
+{
+	char sub[PATH_MAX + 300], name[256], lab[300];
+	struct dirent **ents;
+	int i, n, m = 0;
+
+	n = scan_dirs(dom, prefix, &ents);
+	if (json) {
+		printf("%s\n%*s", (*k)++ ? "," : "", 8, "");
+		json_str(label);
+		printf(": {");
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dom, ents[i]->d_name);
+		stat_name(sub, ents[i]->d_name, prefix, name, sizeof(name));
+		if (json) {
+			int f = 0;
+
+			printf("%s\n%*s", m++ ? "," : "", 10, "");
+			json_str(name);
+			printf(": {");
+			stat_files(sub, NULL, 5, &f);
+			printf("%s}", f ? "\n          " : "");
+		} else {
+			snprintf(lab, sizeof(lab), "%s/%s", label, name);
+			stat_files(sub, lab, 2, NULL);
+		}
+		free(ents[i]);
+	}
+	if (n > 0)
+		free(ents);
+	if (json)
+		printf("%s}", m ? "\n        " : "");
+}
+
+/* The domains of PCI function directory @pci: "domains/DOMAIN" and below. */
+static void stats_domains(const char *pci)
+{
+	char dir[PATH_MAX + 300], dom[PATH_MAX + 600], name[256], lab[300];
+	struct dirent **ents;
+	int i, n, m = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s", pci, DOMAIN_DIR);
+	n = scan_dirs(dir, "dlb2_", &ents);
+	if (json)
+		printf(",\n    \"domains\": {");
+	for (i = 0; i < n; i++) {
+		const char *dot = strchr(ents[i]->d_name, '.');
+		int k = 0;
+
+		snprintf(dom, sizeof(dom), "%s/%s", dir, ents[i]->d_name);
+		if (dot)
+			stat_name(dom, dot + 1, "", name, sizeof(name));
+		else
+			stat_name(dom, ents[i]->d_name, "", name, sizeof(name));
+		if (json) {
+			printf("%s\n%*s", m++ ? "," : "", 6, "");
+			json_str(name);
+			printf(": {");
+			stat_files(dom, NULL, 3, &k);
+		} else {
+			snprintf(lab, sizeof(lab), "domains/%s", name);
+			stat_files(dom, lab, 1, NULL);
+		}
+		stats_children(dom, "queue.", "queues", &k);
+		stats_children(dom, "port.", "ports", &k);
+		if (json)
+			printf("\n      }");
+		free(ents[i]);
+	}
+	if (n > 0)
+		free(ents);
+	if (json)
+		printf("%s}", m ? "\n    " : "");
+}
+
 /* One device; @first: no JSON member came before. */
 static void stats_one(const char *bdf, bool first)
 {
 	static const char *const dirs[] = {
-		"total_resources", "avail_resources", "domains",
+		"total_resources", "avail_resources",
 	};
 	char path[PATH_MAX], ver[32] = "";
 	unsigned int i;
@@ -484,6 +667,8 @@ static void stats_one(const char *bdf, bool first)
 			tree_print(path, dirs[i], 1);
 		}
 	}
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s", sysfs, bdf);
+	stats_domains(path);
 	if (json)
 		printf("\n  }");
 }

@@ -233,6 +233,23 @@ static inline int read_attr(const char *dir, const char *file, char *buf,
 	return sysfs_read(pathf(path, "%s/%s", dir, file), buf, len);
 }
 
+/*
+ * The sysfs statistics device of enabled domain @dom of the PCI function
+ * whose sysfs directory is @pci (PCI_DEVICES/<bdf>), or with @kind ("queue"
+ * or "port") of its queue or port @name (sysfs-driver-dlb2):
+ * <pci>/dlb2_domain/dlb2_<dev_id>.<dom>[/<kind>.<name>].
+ */
+static inline char *dlb2_stats_dir(char *buf, const char *pci, const char *dom,
+				   const char *kind, const char *name)
+{
+	long id = read_num(pci, "dev_id");
+
+	if (kind)
+		return pathf(buf, "%s/dlb2_domain/dlb2_%ld.%s/%s.%s", pci, id,
+			     dom, kind, name);
+	return pathf(buf, "%s/dlb2_domain/dlb2_%ld.%s", pci, id, dom);
+}
+
 /* The configfs directory of the device bdf: CONFIGFS_DLB2/dlb2_<dev_id>. */
 static inline int dlb2_cfs_dir(const char *bdf, char *dir)
 {

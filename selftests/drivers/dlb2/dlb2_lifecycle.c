@@ -8,7 +8,11 @@
  * writes through a raw BAR mapping; links made while a domain runs bring a
  * queue's waiting QEs and wait for its inflight ones; destroying a
  * domain does not stop the CQs of another; a domain disabled while an
- * unlink waits for completions leaves no QE for its successor.
+ * unlink waits for completions leaves no QE for its successor; an enabled
+ * domain's statistics are exactly the devices and files of
+ * sysfs-driver-dlb2 (dlb2_domain/dlb2_<N>.<domain>/{queue,port}.<name>),
+ * gone once it is disabled, and readers racing a disable see a value or
+ * ENOENT/ENODEV.
  *
  * The hardware ids of a re-created domain's queues and ports are the ones
  * it had (the driver allocates lowest-first); the tests log when they are
@@ -16,8 +20,11 @@
  *
  * Needs a DLB device and dlb2.ko loaded; skips without a device.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -102,17 +109,16 @@ static int pid(int dev, const char *dom, const char *port)
 	return id;
 }
 
-/* A statistic: domains/<dom>/<kind>/<name>/<file>, or of the domain. */
+/*
+ * A statistic of a domain's queue or port (@kind "queue" or "port") @name,
+ * or of the domain (@kind NULL).
+ */
 static long dstat(const char *pci, const char *dom, const char *kind,
 		  const char *name, const char *file)
 {
 	char dir[PATH_MAX];
 
-	if (kind)
-		pathf(dir, "%s/domains/%s/%s/%s", pci, dom, kind, name);
-	else
-		pathf(dir, "%s/domains/%s", pci, dom);
-	return read_num(dir, file);
+	return read_num(dlb2_stats_dir(dir, pci, dom, kind, name), file);
 }
 
 /* Dequeue and complete @n QEs at @c, each carrying data @base + i. */
@@ -183,10 +189,10 @@ TEST_F_TIMEOUT(lc, statistics_restart_with_the_domain, 120)
 		if (round && memcmp(ids[0], ids[1], sizeof(ids[0])))
 			TH_LOG("the re-created domain has other hardware ids");
 
-		EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "lq", "enqueued"));
-		EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "dq", "enqueued"));
-		EXPECT_EQ(0, dstat(self->pci, DOM_A, "ports", "c", "dequeued"));
-		EXPECT_EQ(0, dstat(self->pci, DOM_A, "ports", "d", "dequeued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, "queue", "lq", "enqueued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, "queue", "dq", "enqueued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, "port", "c", "dequeued"));
+		EXPECT_EQ(0, dstat(self->pci, DOM_A, "port", "d", "dequeued"));
 		EXPECT_EQ(0, dstat(self->pci, DOM_A, NULL, NULL, "enqueued"));
 		EXPECT_EQ(0, dstat(self->pci, DOM_A, NULL, NULL, "dequeued"));
 
@@ -202,10 +208,10 @@ TEST_F_TIMEOUT(lc, statistics_restart_with_the_domain, 120)
 		dlb2_port_close(c);
 		dlb2_port_close(d);
 
-		EXPECT_EQ(7, dstat(self->pci, DOM_A, "queues", "lq", "enqueued"));
-		EXPECT_EQ(5, dstat(self->pci, DOM_A, "queues", "dq", "enqueued"));
-		EXPECT_EQ(7, dstat(self->pci, DOM_A, "ports", "c", "dequeued"));
-		EXPECT_EQ(5, dstat(self->pci, DOM_A, "ports", "d", "dequeued"));
+		EXPECT_EQ(7, dstat(self->pci, DOM_A, "queue", "lq", "enqueued"));
+		EXPECT_EQ(5, dstat(self->pci, DOM_A, "queue", "dq", "enqueued"));
+		EXPECT_EQ(7, dstat(self->pci, DOM_A, "port", "c", "dequeued"));
+		EXPECT_EQ(5, dstat(self->pci, DOM_A, "port", "d", "dequeued"));
 		EXPECT_EQ(12, dstat(self->pci, DOM_A, NULL, NULL, "enqueued"));
 		EXPECT_EQ(12, dstat(self->pci, DOM_A, NULL, NULL, "dequeued"));
 		ASSERT_EQ(0, dlb2_domain_destroy(self->dev, DOM_A));
@@ -274,8 +280,8 @@ TEST_F_TIMEOUT(lc, eight_queues_on_one_port, 120)
 		EXPECT_EQ(want, seen);
 		receive_none(_metadata, c);
 	}
-	EXPECT_EQ(1, dstat(self->pci, DOM_A, "queues", "q1", "depth"));
-	EXPECT_EQ(1, dstat(self->pci, DOM_A, "queues", "q5", "depth"));
+	EXPECT_EQ(1, dstat(self->pci, DOM_A, "queue", "q1", "depth"));
+	EXPECT_EQ(1, dstat(self->pci, DOM_A, "queue", "q5", "depth"));
 	dlb2_port_close(p);
 	dlb2_port_close(c);
 }
@@ -533,7 +539,7 @@ TEST_F_TIMEOUT(lc, links_while_running, 120)
 	for (i = 0; i < 6; i++)
 		enqueue(p, wq, DLB2_SCHED_UNORDERED, 0, 0, 60 + i);
 	usleep(100000);
-	EXPECT_EQ(6, dstat(self->pci, DOM_A, "queues", "waiting", "depth"));
+	EXPECT_EQ(6, dstat(self->pci, DOM_A, "queue", "waiting", "depth"));
 	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c2", "waiting", -1));
 	receive(_metadata, c2, 6, 60);
 
@@ -609,7 +615,7 @@ TEST_F_TIMEOUT(lc, destroying_a_domain_leaves_another_running, 120)
 	enqueue(p, lq, DLB2_SCHED_UNORDERED, 0, 0, 10);
 	enqueue(p, lq, DLB2_SCHED_UNORDERED, 0, 0, 11);
 	receive(_metadata, c, 2, 10);
-	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "lq", "depth"));
+	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queue", "lq", "depth"));
 	dlb2_port_close(p);
 	dlb2_port_close(c);
 }
@@ -653,7 +659,7 @@ TEST_F_TIMEOUT(lc, disable_with_an_unmap_pending_leaves_nothing, 120)
 	for (i = 0; i < 5; i++)
 		enqueue(p, q1, DLB2_SCHED_UNORDERED, 0, 0, 10 + i);
 	receive_none(_metadata, c);
-	EXPECT_EQ(5, dstat(self->pci, DOM_A, "queues", "q1", "depth"));
+	EXPECT_EQ(5, dstat(self->pci, DOM_A, "queue", "q1", "depth"));
 
 	/* Disabled with the ports still open (their mappings are revoked). */
 	ASSERT_EQ(0, dlb2_domain_disable(self->dev, DOM_A));
@@ -664,8 +670,8 @@ TEST_F_TIMEOUT(lc, disable_with_an_unmap_pending_leaves_nothing, 120)
 	if (qid(self->dev, DOM_A, "q1") != q1 ||
 	    qid(self->dev, DOM_A, "q2") != q2)
 		TH_LOG("the queues have other hardware ids");
-	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "q1", "depth"));
-	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queues", "q2", "depth"));
+	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queue", "q1", "depth"));
+	EXPECT_EQ(0, dstat(self->pci, DOM_A, "queue", "q2", "depth"));
 	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "p", NULL, &p));
 	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "c", NULL, &c));
 	receive_none(_metadata, c);
@@ -675,6 +681,237 @@ TEST_F_TIMEOUT(lc, disable_with_an_unmap_pending_leaves_nothing, 120)
 	receive_none(_metadata, c);
 	dlb2_port_close(p);
 	dlb2_port_close(c);
+}
+
+/* ---- sysfs: the statistics devices ------------------------------------- */
+
+/* The entries of directory @path, sorted, separated by spaces. */
+static char *dir_list(const char *path, char *buf, size_t len)
+{
+	struct dirent **ents;
+	size_t off = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	n = scandir(path, &ents, NULL, alphasort);
+	if (n < 0)
+		return strerror(errno);
+	for (i = 0; i < n; i++) {
+		if (strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, "..") &&
+		    off < len)
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? " " : "", ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	return buf;
+}
+
+/* @n words joined by spaces into @buf (512 bytes). */
+static const char *join(const char *const *words, size_t n, char *buf)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < 512; i++)
+		off += snprintf(buf + off, 512 - off, "%s%s", i ? " " : "",
+				words[i]);
+	return buf;
+}
+
+/* The canonical path of @path, or "<errno>". */
+static const char *real(const char *path, char *buf)
+{
+	if (!realpath(path, buf))
+		snprintf(buf, PATH_MAX, "<%s>", strerror(errno));
+	return buf;
+}
+
+/* Read dir/file as a string ("" when empty; "<errno>" when unreadable). */
+static const char *str_at(const char *dir, const char *file, char *buf,
+			  size_t len)
+{
+	int ret = read_attr(dir, file, buf, len);
+
+	if (ret)
+		snprintf(buf, len, "<%s>", strerror(-ret));
+	return buf;
+}
+
+static void sysfs_domain(struct __test_metadata *_metadata, int dev)
+{
+	struct dlb2_port_attr pa = DLB2_PORT_ATTR_INIT;
+
+	ASSERT_EQ(0, create(dev, DOM_A));
+	ASSERT_EQ(0, add_queue(dev, DOM_A, "lq", DLB2_LDB));
+	ASSERT_EQ(0, add_queue(dev, DOM_A, "dq", DLB2_DIR));
+	pa.type = DLB2_LDB;
+	pa.cq_depth = 32;
+	ASSERT_EQ(0, dlb2_port_add(dev, DOM_A, "c", &pa));
+	ASSERT_EQ(0, add_port(dev, DOM_A, "d", DLB2_DIR));
+	ASSERT_EQ(0, dlb2_link_add(dev, DOM_A, "c", "lq", -1));
+	ASSERT_EQ(0, dlb2_link_add(dev, DOM_A, "d", "dq", -1));
+}
+
+/*
+ * The layout of sysfs-driver-dlb2: a device dlb2_<N>.<domain> of class
+ * dlb2_domain below the PCI function while the domain is enabled, with
+ * exactly its statistics and one child device per queue and port.
+ */
+TEST_F(lc, sysfs_layout)
+{
+	static const char *const dom_files[] = {
+		"alarms", "dequeued", "device", "enqueued", "id", "name",
+		"port.c", "port.d", "queue.dq", "queue.lq", "subsystem", "uevent",
+	};
+	static const char *const port_files[] = {
+		"alarms", "cq_depth", "dequeued", "id", "inflight", "name",
+		"outstanding", "released", "type", "uevent",
+	};
+	char dom[PATH_MAX], q[PATH_MAX], p[PATH_MAX], path[PATH_MAX];
+	char want[PATH_MAX + 64], buf[512], real1[PATH_MAX], real2[PATH_MAX];
+	char files[512];
+	int id = -1;
+
+	sysfs_domain(_metadata, self->dev);
+	dlb2_stats_dir(dom, self->pci, DOM_A, NULL, NULL);
+	/* created and disabled: no device */
+	EXPECT_EQ(-1, access(dom, F_OK));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A)) {
+		TH_LOG("enable: %s", dlb2_last_error()->status);
+	}
+	ASSERT_EQ(0, dlb2_domain_id(self->dev, DOM_A, &id));
+
+	/* no raw directory under the PCI function any more */
+	EXPECT_EQ(-1, access(pathf(path, "%s/domains", self->pci), F_OK));
+	EXPECT_EQ(ENOENT, errno);
+
+	EXPECT_STREQ(join(dom_files, ARRAY_SIZE(dom_files), files),
+		     dir_list(dom, buf, sizeof(buf)));
+	EXPECT_STREQ(DOM_A, str_at(dom, "name", buf, sizeof(buf)));
+	EXPECT_EQ(id, read_num(dom, "id"));
+	EXPECT_EQ(0, read_num(dom, "enqueued"));
+	EXPECT_EQ(0, read_num(dom, "dequeued"));
+	EXPECT_EQ(0, read_num(dom, "alarms"));
+	EXPECT_STREQ("DEVTYPE=dlb2_domain", str_at(dom, "uevent", buf, sizeof(buf)));
+	/* a class device: /sys/class/dlb2_domain, its parent the PCI function */
+	EXPECT_STREQ(real(pathf(path, "%s/subsystem", dom), real1),
+		     real("/sys/class/dlb2_domain", real2));
+	EXPECT_STREQ(real(pathf(path, "/sys/class/dlb2_domain/dlb2_%d.%s",
+				self->dev, DOM_A), real1), real(dom, real2));
+	EXPECT_STREQ(real(pathf(path, "%s/device", dom), real1),
+		     real(self->pci, real2));
+	snprintf(want, sizeof(want), "%s/dlb2_domain/dlb2_%d.%s",
+		 real(self->pci, real2), self->dev, DOM_A);
+	EXPECT_STREQ(want, real(dom, real1));
+
+	dlb2_stats_dir(q, self->pci, DOM_A, "queue", "lq");
+	EXPECT_STREQ("depth enqueued id name type uevent",
+		     dir_list(q, buf, sizeof(buf)));
+	EXPECT_STREQ("lq", str_at(q, "name", buf, sizeof(buf)));
+	EXPECT_EQ(qid(self->dev, DOM_A, "lq"), read_num(q, "id"));
+	EXPECT_STREQ("ldb", str_at(q, "type", buf, sizeof(buf)));
+	EXPECT_EQ(0, read_num(q, "depth"));
+	EXPECT_EQ(0, read_num(q, "enqueued"));
+	dlb2_stats_dir(q, self->pci, DOM_A, "queue", "dq");
+	EXPECT_STREQ("dq", str_at(q, "name", buf, sizeof(buf)));
+	EXPECT_EQ(qid(self->dev, DOM_A, "dq"), read_num(q, "id"));
+	EXPECT_STREQ("dir", str_at(q, "type", buf, sizeof(buf)));
+
+	dlb2_stats_dir(p, self->pci, DOM_A, "port", "c");
+	EXPECT_STREQ(join(port_files, ARRAY_SIZE(port_files), files),
+		     dir_list(p, buf, sizeof(buf)));
+	EXPECT_STREQ("c", str_at(p, "name", buf, sizeof(buf)));
+	EXPECT_EQ(pid(self->dev, DOM_A, "c"), read_num(p, "id"));
+	EXPECT_STREQ("ldb", str_at(p, "type", buf, sizeof(buf)));
+	EXPECT_EQ(32, read_num(p, "cq_depth"));
+	EXPECT_EQ(0, read_num(p, "dequeued"));
+	EXPECT_EQ(0, read_num(p, "outstanding"));
+	EXPECT_EQ(0, read_num(p, "inflight"));
+	EXPECT_EQ(0, read_num(p, "released"));
+	EXPECT_EQ(0, read_num(p, "alarms"));
+	dlb2_stats_dir(p, self->pci, DOM_A, "port", "d");
+	EXPECT_STREQ("dir", str_at(p, "type", buf, sizeof(buf)));
+	EXPECT_EQ(16, read_num(p, "cq_depth"));
+
+	/* read-only: a write fails with EACCES, root or not */
+	EXPECT_EQ(-EACCES, sysfs_write(pathf(path, "%s/id", dom), "1"));
+	EXPECT_EQ(-EACCES, sysfs_write(pathf(path, "%s/depth", q), "1"));
+
+	/* disabled: the devices are gone, from the class too */
+	ASSERT_EQ(0, dlb2_domain_disable(self->dev, DOM_A));
+	EXPECT_EQ(-1, access(dom, F_OK));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, access(pathf(path, "/sys/class/dlb2_domain/dlb2_%d.%s",
+				   self->dev, DOM_A), F_OK));
+	snprintf(want, sizeof(want), "dlb2_%d.%s", self->dev, DOM_A);
+	EXPECT_EQ(NULL, strstr(dir_list(pathf(path, "%s/dlb2_domain", self->pci),
+					buf, sizeof(buf)), want));
+}
+
+struct sysfs_reader {
+	char files[3][PATH_MAX];
+	int stop;	/* __atomic */
+	long ok, gone, other;
+	int other_errno;
+};
+
+/* Read the statistics over and over while they come and go. */
+static void *sysfs_read_loop(void *arg)
+{
+	struct sysfs_reader *r = arg;
+	char buf[64];
+	int i, ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		for (i = 0; i < 3; i++) {
+			ret = sysfs_read(r->files[i], buf, sizeof(buf));
+			if (!ret) {
+				r->ok++;
+			} else if (ret == -ENOENT || ret == -ENODEV) {
+				r->gone++;
+			} else {
+				r->other++;
+				r->other_errno = -ret;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Readers of the statistics while the domain is enabled and disabled
+ * again: each read gives a value or ENOENT/ENODEV (the device went between
+ * open and read), never anything else, and the kernel log stays clean
+ * (device_del() waits for running show()s before the domain is freed).
+ */
+TEST_F(lc, sysfs_readers_race_disable)
+{
+	struct sysfs_reader r = { .stop = 0 };
+	pthread_t t;
+	int i;
+
+	sysfs_domain(_metadata, self->dev);
+	dlb2_stats_dir(r.files[0], self->pci, DOM_A, NULL, NULL);
+	strcat(r.files[0], "/dequeued");
+	dlb2_stats_dir(r.files[1], self->pci, DOM_A, "queue", "lq");
+	strcat(r.files[1], "/depth");
+	dlb2_stats_dir(r.files[2], self->pci, DOM_A, "port", "c");
+	strcat(r.files[2], "/inflight");
+	ASSERT_EQ(0, pthread_create(&t, NULL, sysfs_read_loop, &r));
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+		usleep(2000);
+		ASSERT_EQ(0, dlb2_domain_disable(self->dev, DOM_A));
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	TH_LOG("reads: %ld of a value, %ld of a device gone", r.ok, r.gone);
+	EXPECT_EQ(0, r.other) {
+		TH_LOG("a read failed with %s", strerror(r.other_errno));
+	}
+	EXPECT_LT(0, r.ok);
+	EXPECT_LT(0, r.gone);
 }
 
 TEST_HARNESS_MAIN

@@ -162,8 +162,7 @@ static long port_stat(struct __test_metadata *_metadata, const char *pci,
 {
 	char path[PATH_MAX];
 
-	return read_num(pathf(path, "%s/domains/%s/ports/%s", pci, dom, port),
-			stat);
+	return read_num(dlb2_stats_dir(path, pci, dom, "port", port), stat);
 }
 
 TEST_F(port, single_opener)

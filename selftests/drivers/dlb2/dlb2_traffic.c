@@ -102,8 +102,7 @@ static long queue_depth(const char *pci, const char *queue)
 {
 	char dir[PATH_MAX];
 
-	return read_num(pathf(dir, "%s/domains/" DOM "/queues/%s", pci, queue),
-			"depth");
+	return read_num(dlb2_stats_dir(dir, pci, DOM, "queue", queue), "depth");
 }
 
 /* Forward all @n (a burst may stop short when credits run out). */
@@ -590,7 +589,7 @@ static void cq_depth_bound(struct __test_metadata *_metadata, int dev,
 	ASSERT_EQ(0, add_port(dev, "c", type, 4, DLB2_WAIT_POLL));
 	ASSERT_EQ(0, dlb2_link_add(dev, DOM, "c", "q", -1));
 	ASSERT_EQ(0, dlb2_domain_enable(dev, DOM));
-	pathf(stats, "%s/domains/" DOM "/ports/c", pci);
+	dlb2_stats_dir(stats, pci, DOM, "port", "c");
 	p = open_port(_metadata, dev, "p");
 	ASSERT_EQ(0, dlb2_port_open(dev, DOM, "c", &opts, &c));
 	for (i = 0; i < 20; i++)
@@ -677,8 +676,8 @@ TEST_F_TIMEOUT(tr, no_enqueue_without_credit, 300)
 	EXPECT_EQ(-ENOSPC, dlb2_enqueue_burst(p, &h, 1));
 	EXPECT_EQ(0, p->pool[0][0]);
 	usleep(100000);
-	EXPECT_EQ(32, read_num(pathf(dir, "%s/domains/" DOM "/queues/q",
-				     self->pci), "enqueued"));
+	EXPECT_EQ(32, read_num(dlb2_stats_dir(dir, self->pci, DOM, "queue", "q"),
+			       "enqueued"));
 	EXPECT_EQ(illegal_enq, read_num(pathf(dir, "%s/alarms", self->pci),
 					"illegal_enqueue"));
 	/* The consumer's dequeues give the credits back to the pool. */

@@ -31,7 +31,7 @@ if [ -z "$bdf" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP no DLB device bound to dlb2, or dlb2ctl not built"
 	exit 4
 fi
-echo "1..11"
+echo "1..13"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # the unit's command line, for device $bdf and directory $tmp/etc
@@ -62,6 +62,24 @@ print(d[\"status\"], d[\"queues\"][\"rx\"][\"sequence_numbers\"], d[\"ports\"][\
 	 "$ctl" stats -j | python3 -c "import json, sys
 d = json.load(sys.stdin)[\"$bdf\"]
 assert \"pipeline\" in d[\"domains\"], d"'
+# stats reads sysfs (dlb2_domain/dlb2_N.pipeline/{queue,port}.NAME): exact
+# lines of the domain, of its queues and of its ports, with the hardware ids
+# configfs reports
+ok "stats: the domain's, queues' and ports' statistics, exactly" \
+	'"$ctl" stats "$bdf" | sed -n "/^  domains\/pipeline:/,/^  domains\//p" >"$tmp/stats" &&
+	 grep -qx "  domains/pipeline: alarms=0 dequeued=0 enqueued=0 id=$(cat $dom/id)" "$tmp/stats" &&
+	 grep -qx "    queues/rx: depth=0 enqueued=0 id=$(cat $dom/queues/rx/id) type=ldb" "$tmp/stats" &&
+	 grep -qx "    queues/tx: depth=0 enqueued=0 id=$(cat $dom/queues/tx/id) type=dir" "$tmp/stats" &&
+	 grep -qx "    ports/out: alarms=0 cq_depth=$(cat $dom/ports/out/cq_depth) dequeued=0 id=$(cat $dom/ports/out/id) inflight=0 outstanding=0 released=0 type=dir" "$tmp/stats" &&
+	 grep -qx "    ports/w1: alarms=0 cq_depth=64 dequeued=0 id=$(cat $dom/ports/w1/id) inflight=0 outstanding=0 released=0 type=ldb" "$tmp/stats" &&
+	 [ "$(grep -c "^    queues/" "$tmp/stats")" = 3 ] &&
+	 [ "$(grep -c "^    ports/" "$tmp/stats")" = 3 ]'
+ok "stats -j: the same values" \
+	'[ "$("$ctl" stats -j "$bdf" | python3 -c "import json, sys
+d = json.load(sys.stdin)[\"$bdf\"][\"domains\"][\"pipeline\"]
+print(d[\"id\"], d[\"queues\"][\"rx\"][\"id\"], d[\"queues\"][\"tx\"][\"type\"],
+      d[\"ports\"][\"w0\"][\"cq_depth\"], d[\"ports\"][\"out\"][\"id\"], \",\".join(sorted(d)))")" = \
+	   "$(cat $dom/id) $(cat $dom/queues/rx/id) dir 64 $(cat $dom/ports/out/id) alarms,dequeued,enqueued,id,ports,queues" ]'
 ok "a second apply is refused and changes nothing" \
 	'! "$ctl" apply "$example" 2>/dev/null && [ "$(cat $dom/status)" = enabled ]'
 mkdir "$tmp/etc"
