@@ -43,12 +43,13 @@
  *  4. dlb2_port.p2p_lock (per port): the port's P2P holders (p2p.c).
  *     Never held while a holder's callback runs.
  *  5. dlb2_port.lock (per port): the port being live (dlb2/dom set), its
- *     open file and its holders' revoked flags; taken under the device
- *     lock (revoke, CQ recovery), under p2p_lock (pin, revoke_all), under
- *     the mmap lock (fault, mmap), under a dma-buf's reservation lock
- *     (map, through dlb2_p2p_map()) and under the peer-memory core's umem
- *     mapping_lock (get_pages, dma_map).  Under it: the file's i_mmap
- *     lock (unmap_mapping_range()).
+ *     open file, its holders' revoked flags and their DMA mappings;
+ *     taken under the device lock (revoke, CQ recovery), under p2p_lock
+ *     (pin, revoke_all), under the mmap lock (fault, mmap), under a
+ *     dma-buf's reservation lock (map and unmap, through dlb2_p2p_map()
+ *     and dlb2_p2p_unmap()) and under the peer-memory core's umem
+ *     mapping_lock (get_pages, dma_map, dma_unmap).  Under it: the file's
+ *     i_mmap lock (unmap_mapping_range()) and dma_map_resource().
  *
  * The only global locks are dlb2_cfs_devs_mutex and dlb2_minors_lock,
  * both with a narrow scope, and su_mutex (per subsystem, i.e. global),

@@ -7,13 +7,13 @@
  * sits on the port's p2p list until it is put.  Locking (dlb2.h,
  * "Locking"): port->p2p_lock protects the list and the callback state of
  * each pin, port->lock what the handle maps (the port being live, the pin
- * revoked), taken under p2p_lock.  Revoke callbacks run with neither (nor
+ * revoked, its DMA mappings), taken under p2p_lock.  Revoke callbacks run with neither (nor
  * any other dlb2 lock) held: dlb2_p2p_revoke_all() chooses the pins under
  * p2p_lock, marks them revoked, and calls them one by one without it;
  * dlb2_p2p_put() of a pin whose callback runs waits for it, and of a pin
  * whose callback is still to run takes it off, so it is never called.
  */
-#include <linux/iommu.h>
+#include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/panic.h>
 #include <linux/module.h>
@@ -21,8 +21,23 @@
 #include <linux/slab.h>
 #include <linux/dlb2_p2p.h>
 
+#include "compat.h"
 #include "domain.h"
 #include "regs.h"
+
+/**
+ * struct dlb2_p2p_map - one dlb2_p2p_map() of a pin, until its unmap
+ * @node: on dlb2_p2p.maps, under port->lock
+ * @dev: the device it is for
+ * @addr: what dlb2_p2p_map() returned
+ * @m: what was mapped (the pages around the range) and how
+ */
+struct dlb2_p2p_map {
+	struct list_head node;
+	struct device *dev;
+	dma_addr_t addr;
+	struct dlb2_p2p_mapping m;
+};
 
 /**
  * struct dlb2_p2p - a holder's pin on a producer-port window
@@ -35,6 +50,7 @@
  * @todo: on a revoker's list of callbacks still to call, under p2p_lock
  * @in_callback: its callback runs (set under p2p_lock)
  * @info: what the range is
+ * @maps: the live dlb2_p2p_map()s (struct dlb2_p2p_map), under port->lock
  */
 struct dlb2_p2p {
 	struct list_head node;
@@ -45,6 +61,7 @@ struct dlb2_p2p {
 	struct list_head todo;
 	bool in_callback;
 	struct dlb2_p2p_info info;
+	struct list_head maps;
 };
 
 /**
@@ -69,6 +86,7 @@ struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 	if (!p2p)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&p2p->todo);
+	INIT_LIST_HEAD(&p2p->maps);
 	mutex_lock(&port->p2p_lock);
 	mutex_lock(&port->lock);
 	if (!port->dlb2) {
@@ -182,6 +200,16 @@ void dlb2_p2p_put(struct dlb2_p2p *p2p)
 	mutex_unlock(&port->p2p_lock);
 	/* Its revoker clears it, under p2p_lock, once the callback returned. */
 	wait_event(port->p2p_wq, !READ_ONCE(p2p->in_callback));
+	/* A holder's bug, but no IOMMU mapping outlives the pin. */
+	while (!list_empty(&p2p->maps)) {
+		struct dlb2_p2p_map *map = list_first_entry(&p2p->maps,
+							    struct dlb2_p2p_map,
+							    node);
+
+		WARN_ONCE(1, "dlb2: p2p pin of %s put with a mapping for %s\n",
+			  port->name, dev_name(map->dev));
+		dlb2_p2p_unmap(p2p, map->dev, map->addr);
+	}
 	kfree(p2p);
 	dlb2_port_put(port);
 }
@@ -215,51 +243,86 @@ bool dlb2_p2p_revoked(struct dlb2_p2p *p2p)
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_revoked);
 
-/* Why a DMA device cannot reach the DLB's BAR, or NULL when it can. */
-static const char *p2p_path_problem(struct dlb2 *dlb2, struct device *dma_dev)
+/* The PCI device behind a DMA device (find_parent_pci_dev() of the core). */
+static struct pci_dev *p2p_pci_dev(struct device *dev)
 {
-	if (!dev_is_pci(dma_dev))
-		return "it is not a PCI device";
-	if (pci_p2pdma_distance(dlb2->pdev, dma_dev, false) < 0)
-		return "no common PCIe switch, and the host bridge is not on the P2PDMA allow list";
+	for (; dev; dev = dev->parent)
+		if (dev_is_pci(dev))
+			return to_pci_dev(dev);
 	return NULL;
+}
+
+/*
+ * The p2pdma core's map type for @dma_dev writing to the DLB (compat.h):
+ * the type the path needs, and in *why the reason the core's policy
+ * refuses it (PCI_P2PDMA_MAP_NOT_SUPPORTED), or NULL.
+ */
+static enum dlb2_p2p_map_type p2p_map_type(struct dlb2 *dlb2,
+					   struct device *dma_dev,
+					   const char **why)
+{
+	struct pci_dev *client = p2p_pci_dev(dma_dev);
+
+	*why = NULL;
+	if (!client) {
+		*why = "it is not a PCI device";
+		return DLB2_P2P_MAP_THRU_HOST_BRIDGE;
+	}
+	if (!IS_ENABLED(CONFIG_PCI_P2PDMA))
+		*why = "the kernel has no P2PDMA support (CONFIG_PCI_P2PDMA)";
+	else if (pci_p2pdma_distance(dlb2->pdev, dma_dev, false) < 0)
+		*why = "host bridge path, and the host bridge is not on the P2PDMA allow list";
+	return dlb2_p2pdma_bus_addr(dlb2->pdev, client) ?
+	       DLB2_P2P_MAP_BUS_ADDR : DLB2_P2P_MAP_THRU_HOST_BRIDGE;
 }
 
 /**
  * dlb2_p2p_map() - the address a DMA device writes the window at
  * @p2p: the pin
  * @dma_dev: the device that will write (a NIC, a DMA engine)
- * @dma_addr: set to the address for @dma_dev
+ * @dma_addr: set to the address for @dma_dev of the pinned range
  *
- * The device's IOMMU domain decides: none or identity (pass-through): the
- * BAR's bus address; translating: an IOMMU mapping (dma_map_resource()).
- * The PCIe path must be able to carry peer-to-peer writes
- * (pci_p2pdma_distance()); when it cannot, the map is refused unless the
- * administrator set the device's p2p_override in sysfs (a forced map taints
- * the kernel with TAINT_USER).  Devices that
- * access memory with the CPU (e.g. rxe) use dlb2_p2p_cpu_addr() instead.
+ * The p2pdma core's rule decides (dlb2/compat.h): when the two devices
+ * share a PCIe switch and no port on the path redirects peer requests
+ * upstream (ACS), the switch routes the writes and @dma_dev gets the BAR's
+ * PCI bus address (PCI_P2PDMA_MAP_BUS_ADDR), whatever its IOMMU does;
+ * when the path crosses the host bridge, a DMA API mapping
+ * (dma_map_resource(): an IOVA when @dma_dev's IOMMU translates;
+ * PCI_P2PDMA_MAP_THRU_HOST_BRIDGE).  A path the core refuses
+ * (PCI_P2PDMA_MAP_NOT_SUPPORTED, or @dma_dev not a PCI device) is refused
+ * unless the administrator set the DLB's p2p_override in sysfs: then it is
+ * mapped as its topology says (through the host bridge: the DMA API) and
+ * the kernel is tainted (TAINT_USER) since its policy was bypassed.
+ * The pages that hold the range are mapped, within the pin's 4 KiB window
+ * (dlb2_p2p_mapping() says what and how).  Devices that access memory with
+ * the CPU (e.g. rxe) use dlb2_p2p_cpu_addr() instead.
  *
  * Return: 0; -ENODEV when the pin was revoked; -EXDEV when the path cannot
- * carry peer-to-peer writes (logged with the reason); -EIO when the IOMMU
- * mapping failed.
+ * carry peer-to-peer writes (logged with the reason); -EIO when the DMA
+ * mapping failed; -ENOMEM.
  */
 int dlb2_p2p_map(struct dlb2_p2p *p2p, struct device *dma_dev,
 		 dma_addr_t *dma_addr)
 {
 	struct dlb2_port *port = p2p->port;
-	struct iommu_domain *domain;
+	phys_addr_t phys, first;
+	struct dlb2_p2p_map *map;
 	const char *why;
 	struct dlb2 *dlb2;
-	dma_addr_t addr;
 	int ret = 0;
 
+	/* Rounding to pages stays within the port's own window. */
+	BUILD_BUG_ON(PAGE_SIZE > DLB2_PP_SIZE_BYTES);
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map)
+		return -ENOMEM;
 	mutex_lock(&port->lock);
 	dlb2 = port->dlb2;
 	if (!dlb2 || p2p->revoked) {
 		ret = -ENODEV;
 		goto out;
 	}
-	why = p2p_path_problem(dlb2, dma_dev);
+	map->m.type = p2p_map_type(dlb2, dma_dev, &why);
 	if (why && !READ_ONCE(dlb2->p2p_override)) {
 		dev_warn_ratelimited(&dlb2->pdev->dev,
 				     "p2p refused: %s cannot write to the DLB: %s; set p2p_override to force\n",
@@ -274,39 +337,102 @@ int dlb2_p2p_map(struct dlb2_p2p *p2p, struct device *dma_dev,
 		/* The kernel's P2P policy was bypassed: say so in the taint. */
 		if (!test_taint(TAINT_USER))
 			add_taint(TAINT_USER, LOCKDEP_STILL_OK);
+		map->m.forced = true;
 	}
-	domain = iommu_get_domain_for_dev(dma_dev);
-	if (!domain || domain->type == IOMMU_DOMAIN_IDENTITY) {
-		*dma_addr = pci_bus_address(dlb2->pdev, DLB2_FUNC_BAR) +
-			    (p2p->info.phys - dlb2->func_phys);
-		goto out;
+	phys = p2p->info.phys;
+	first = round_down(phys, PAGE_SIZE);
+	map->m.len = round_up(phys + p2p->info.len, PAGE_SIZE) - first;
+	if (map->m.type == DLB2_P2P_MAP_BUS_ADDR) {
+		map->m.start = pci_bus_address(dlb2->pdev, DLB2_FUNC_BAR) +
+			       (first - dlb2->func_phys);
+	} else {
+		map->m.start = dma_map_resource(dma_dev, first, map->m.len,
+						DMA_BIDIRECTIONAL, 0);
+		if (dma_mapping_error(dma_dev, map->m.start)) {
+			ret = -EIO;
+			goto out;
+		}
 	}
-	addr = dma_map_resource(dma_dev, p2p->info.phys, p2p->info.len,
-				DMA_BIDIRECTIONAL, 0);
-	if (dma_mapping_error(dma_dev, addr))
-		ret = -EIO;
-	else
-		*dma_addr = addr;
+	map->dev = dma_dev;
+	map->addr = map->m.start + (phys - first);
+	*dma_addr = map->addr;
+	list_add_tail(&map->node, &p2p->maps);
+	map = NULL;
 out:
 	mutex_unlock(&port->lock);
+	kfree(map);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_map);
+
+/* The live map of @dma_dev at @dma_addr, under port->lock. */
+static struct dlb2_p2p_map *p2p_find_map(struct dlb2_p2p *p2p,
+					 struct device *dma_dev,
+					 dma_addr_t dma_addr)
+{
+	struct dlb2_p2p_map *map;
+
+	lockdep_assert_held(&p2p->port->lock);
+	list_for_each_entry(map, &p2p->maps, node)
+		if (map->dev == dma_dev && map->addr == dma_addr)
+			return map;
+	return NULL;
+}
+
+/**
+ * dlb2_p2p_mapping() - how a dlb2_p2p_map() mapped the window
+ * @p2p: the pin
+ * @dma_dev: the device it was mapped for
+ * @dma_addr: what dlb2_p2p_map() returned
+ * @m: filled in: the map type, whether p2p_override forced it, and the
+ *     DMA address range that is mapped (whole pages around the range)
+ *
+ * Return: 0, or -ENOENT when there is no such live mapping.
+ */
+int dlb2_p2p_mapping(struct dlb2_p2p *p2p, struct device *dma_dev,
+		     dma_addr_t dma_addr, struct dlb2_p2p_mapping *m)
+{
+	struct dlb2_p2p_map *map;
+	int ret = -ENOENT;
+
+	mutex_lock(&p2p->port->lock);
+	map = p2p_find_map(p2p, dma_dev, dma_addr);
+	if (map) {
+		*m = map->m;
+		ret = 0;
+	}
+	mutex_unlock(&p2p->port->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dlb2_p2p_mapping);
 
 /**
  * dlb2_p2p_unmap() - undo dlb2_p2p_map()
  * @p2p: the pin (revoked or not)
  * @dma_dev: the device it was mapped for
  * @dma_addr: what dlb2_p2p_map() returned
+ *
+ * Undoes what that map did, as it did it (remembered per mapping, never
+ * recomputed: the device's IOMMU domain or the topology may have changed
+ * since).
  */
 void dlb2_p2p_unmap(struct dlb2_p2p *p2p, struct device *dma_dev,
 		    dma_addr_t dma_addr)
 {
-	struct iommu_domain *domain = iommu_get_domain_for_dev(dma_dev);
+	struct dlb2_p2p_map *map;
 
-	if (domain && domain->type != IOMMU_DOMAIN_IDENTITY)
-		dma_unmap_resource(dma_dev, dma_addr, p2p->info.len,
+	mutex_lock(&p2p->port->lock);
+	map = p2p_find_map(p2p, dma_dev, dma_addr);
+	if (map)
+		list_del(&map->node);
+	mutex_unlock(&p2p->port->lock);
+	if (WARN_ONCE(!map, "dlb2: p2p unmap of %pad for %s that is not mapped\n",
+		      &dma_addr, dev_name(dma_dev)))
+		return;
+	if (map->m.type == DLB2_P2P_MAP_THRU_HOST_BRIDGE)
+		dma_unmap_resource(dma_dev, map->m.start, map->m.len,
 				   DMA_BIDIRECTIONAL, 0);
+	kfree(map);
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_unmap);
 

@@ -7,10 +7,11 @@
  *
  * Built on dlb2's P2P interface (include/linux/dlb2_p2p.h): only mappings
  * of dlb2 producer ports are accepted, one MR covers at most one 4 KiB
- * window, DMA addresses come from dlb2_p2p_map() (IOMMU-correct), and when
- * the port goes away (domain disable, reset, unbind) dlb2 calls back and
- * the client invalidates the MR through the core before the hardware is
- * reset.  Counters in /sys/kernel/peermem_dlb/.
+ * window, DMA addresses and lengths are what dlb2_p2p_map() mapped for the
+ * NIC (the p2pdma core's rule: a bus address within a switch, else the DMA
+ * API), and when the port goes away (domain disable, reset, unbind) dlb2
+ * calls back and the client invalidates the MR through the core before the
+ * hardware is reset.  Counters in /sys/kernel/peermem_dlb/.
  */
 #include <linux/dlb2_p2p.h>
 #include <linux/kobject.h>
@@ -113,6 +114,7 @@ static int pm_dma_map(struct sg_table *sg_head, void *client_context,
 		      struct device *dma_device, int dmasync, int *nmap)
 {
 	struct pm_ctx *ctx = client_context;
+	struct dlb2_p2p_mapping m;
 	struct dlb2_p2p_info info;
 	dma_addr_t addr;
 	int ret;
@@ -122,22 +124,36 @@ static int pm_dma_map(struct sg_table *sg_head, void *client_context,
 	if (ret)
 		return ret;
 	if (dma_device) {
+		/*
+		 * What dlb2 mapped for this device, as the core reads an
+		 * umem: from the start of the page that holds the MR.
+		 */
 		ret = dlb2_p2p_map(ctx->p2p, dma_device, &addr);
+		if (!ret) {
+			ret = dlb2_p2p_mapping(ctx->p2p, dma_device, addr, &m);
+			if (ret)
+				dlb2_p2p_unmap(ctx->p2p, dma_device, addr);
+		}
 		if (ret) {
 			sg_free_table(sg_head);
 			return ret;
 		}
 	} else {
-		/* A device without DMA (rxe): the CPU address is used. */
+		/*
+		 * A device without DMA (rxe): no DMA address at all; it
+		 * reaches the window through get_cpu_addr().  The entry says
+		 * where the page is for the CPU.
+		 */
 		addr = info.phys;
+		m.start = info.phys - offset_in_page(info.phys);
+		m.len = PAGE_SIZE;
 	}
 	mutex_lock(&ctx->lock);
 	ctx->dma_dev = dma_device;
 	ctx->dma_addr = addr;
 	mutex_unlock(&ctx->lock);
-	/* The whole window: entries start and end on page boundaries. */
-	sg_dma_address(sg_head->sgl) = addr - info.offset;
-	sg_dma_len(sg_head->sgl) = PAGE_SIZE;
+	sg_dma_address(sg_head->sgl) = m.start;
+	sg_dma_len(sg_head->sgl) = m.len;
 	*nmap = 1;
 	atomic64_inc(&stat_mapped);
 	return 0;

@@ -9,7 +9,7 @@
  *	p2p = dlb2_p2p_get(current->mm, va, len, -1, my_revoke, my_ctx);
  *	ret = dlb2_p2p_map(p2p, dma_dev, &dma_addr);	 (or dlb2_p2p_cpu_addr())
  *	... the peer writes HCWs at dma_addr ...
- *	dlb2_p2p_unmap(p2p, dma_dev, dma_addr);
+ *	dlb2_p2p_unmap(p2p, dma_dev, dma_addr);	 (undoes exactly that map)
  *	dlb2_p2p_put(p2p);
  *
  * Only mappings made by dlb2's own port mmap qualify, and a range never
@@ -61,6 +61,36 @@ struct dlb2_p2p_info {
 	phys_addr_t phys;
 };
 
+/**
+ * enum dlb2_p2p_map_type - how dlb2_p2p_map() made a window reachable
+ * @DLB2_P2P_MAP_BUS_ADDR: the devices share a PCIe switch and nothing on
+ *	the path redirects upstream (ACS): the device writes the BAR's PCI
+ *	bus address and the switch routes it (PCI_P2PDMA_MAP_BUS_ADDR)
+ * @DLB2_P2P_MAP_THRU_HOST_BRIDGE: the writes go through the host bridge:
+ *	a DMA API mapping (dma_map_resource()), an IOVA when the device's
+ *	IOMMU translates (PCI_P2PDMA_MAP_THRU_HOST_BRIDGE)
+ */
+enum dlb2_p2p_map_type {
+	DLB2_P2P_MAP_BUS_ADDR = 1,
+	DLB2_P2P_MAP_THRU_HOST_BRIDGE,
+};
+
+/**
+ * struct dlb2_p2p_mapping - one dlb2_p2p_map() of a pin for a device
+ * @type: how it was mapped
+ * @forced: the kernel's P2P policy refused the path and the administrator's
+ *	    p2p_override made the mapping anyway
+ * @start: DMA address of the first byte mapped: the start of the page that
+ *	   holds the pinned range (the window's first byte on x86)
+ * @len: bytes mapped from @start, whole pages within the window
+ */
+struct dlb2_p2p_mapping {
+	enum dlb2_p2p_map_type type;
+	bool forced;
+	dma_addr_t start;
+	size_t len;
+};
+
 struct dlb2_p2p *dlb2_p2p_get(struct mm_struct *mm, unsigned long addr,
 			      size_t len, int domain_id,
 			      dlb2_p2p_revoke_t revoke, void *priv);
@@ -70,6 +100,8 @@ int dlb2_p2p_map(struct dlb2_p2p *p2p, struct device *dma_dev,
 		 dma_addr_t *dma_addr);
 void dlb2_p2p_unmap(struct dlb2_p2p *p2p, struct device *dma_dev,
 		    dma_addr_t dma_addr);
+int dlb2_p2p_mapping(struct dlb2_p2p *p2p, struct device *dma_dev,
+		     dma_addr_t dma_addr, struct dlb2_p2p_mapping *m);
 void __iomem *dlb2_p2p_cpu_addr(struct dlb2_p2p *p2p);
 bool dlb2_p2p_revoked(struct dlb2_p2p *p2p);
 

@@ -15,7 +15,10 @@
  * otherwise.  DLB2_IOMMU (off|pt|dma), when set by the VM harness, is the
  * IOMMU mode the VM was booted with.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -24,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include <linux/dlb2.h>
@@ -209,6 +213,174 @@ TEST_F(p2p, iommu_mode_in_sysfs)
 	if (!want)
 		SKIP(return, "DLB2_IOMMU not set (not run by the VM harness)");
 	EXPECT_STREQ(want, mode);
+}
+
+/*
+ * The map type the p2pdma core's rule gives for the edu device writing to
+ * the DLB, worked out here from sysfs on its own: a bus address when the
+ * two share an upstream bridge and no port from either device up to and
+ * including that bridge has an ACS redirect enabled (RR, CR or EC), else
+ * through the host bridge.
+ */
+
+/* The sysfs path of a PCI function: its ancestors, the root bus first. */
+static int pci_chain(const char *bdf, char chain[][16], int max)
+{
+	char path[PATH_MAX], real[PATH_MAX], *tok, *save;
+	int n = 0;
+
+	pathf(path, PCI_DEVICES "/%s", bdf);
+	if (!realpath(path, real))
+		return -1;
+	for (tok = strtok_r(real, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		unsigned int d, b, s, f;
+		char end;
+
+		/* dddd:bb:ss.f components are PCI functions */
+		if (sscanf(tok, "%x:%x:%x.%x%c", &d, &b, &s, &f, &end) != 4 ||
+		    strlen(tok) != 12 || n == max)
+			continue;
+		snprintf(chain[n++], 16, "%s", tok);
+	}
+	return n;
+}
+
+/* Does the function's ACS capability redirect peer requests upstream? */
+static bool acs_redirects(const char *bdf)
+{
+	uint8_t cfg[4096];
+	char path[PATH_MAX];
+	unsigned int pos = 0x100, guard = 0;
+	uint32_t hdr;
+	uint16_t ctrl;
+	ssize_t n;
+	int fd;
+
+	fd = open(pathf(path, PCI_DEVICES "/%s/config", bdf), O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = pread(fd, cfg, sizeof(cfg), 0);
+	close(fd);
+	if (n < (ssize_t)sizeof(cfg))
+		return false;	/* no extended configuration space */
+	while (pos >= 0x100 && pos + 8 <= sizeof(cfg) && guard++ < 512) {
+		memcpy(&hdr, cfg + pos, 4);
+		if (!hdr || hdr == 0xffffffff)
+			return false;
+		if ((hdr & 0xffff) == 0x000d) {		/* PCI_EXT_CAP_ID_ACS */
+			memcpy(&ctrl, cfg + pos + 6, 2);	/* PCI_ACS_CTRL */
+			return ctrl & (0x04 | 0x08 | 0x20);	/* RR | CR | EC */
+		}
+		pos = hdr >> 20;
+	}
+	return false;
+}
+
+/* The edu function's BDF, from its driver. */
+static int edu_bdf(char *bdf, size_t size)
+{
+	DIR *dir = opendir("/sys/bus/pci/drivers/dlb2_edu");
+	struct dirent *de;
+	int ret = -1;
+
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir)))
+		if (strchr(de->d_name, ':') && strlen(de->d_name) < size) {
+			snprintf(bdf, size, "%s", de->d_name);
+			ret = 0;
+			break;
+		}
+	closedir(dir);
+	return ret;
+}
+
+static int expected_map_type(struct __test_metadata *_metadata,
+			     const char *dlb, const char *edu)
+{
+	char a[16][16], b[16][16];
+	int na = pci_chain(dlb, a, 16), nb = pci_chain(edu, b, 16);
+	int common = -1, i;
+	bool redirect = false;
+
+	if (na <= 0 || nb <= 0)
+		return -1;
+	for (i = 0; i < na && i < nb && !strcmp(a[i], b[i]); i++)
+		common = i;
+	TH_LOG("DLB %s, edu %s: %s", dlb, edu,
+	       common < 0 ? "no common upstream bridge" : "common upstream bridge");
+	if (common < 0)
+		return DLB2_EDU_MAP_THRU_HOST_BRIDGE;
+	TH_LOG("  common upstream bridge %s", a[common]);
+	for (i = common; i < na; i++)
+		redirect |= acs_redirects(a[i]);
+	for (i = common + 1; i < nb; i++)
+		redirect |= acs_redirects(b[i]);
+	if (redirect)
+		TH_LOG("  an ACS redirect on the path");
+	return redirect ? DLB2_EDU_MAP_THRU_HOST_BRIDGE : DLB2_EDU_MAP_BUS_ADDR;
+}
+
+/* The IOMMU domain type of a function: none, identity or dma. */
+static const char *iommu_domain_of(const char *bdf)
+{
+	char path[PATH_MAX], type[32];
+
+	pathf(path, PCI_DEVICES "/%s", bdf);
+	if (read_attr(path, "iommu_group/type", type, sizeof(type)))
+		return "none";
+	return strcmp(type, "identity") ? "dma" : "identity";
+}
+
+/*
+ * dlb2_p2p_map() follows the p2pdma core's rule, not the IOMMU domain:
+ * within a PCIe switch without ACS redirect the edu device gets the BAR's
+ * bus address even when its IOMMU translates; through the host bridge a
+ * DMA API mapping (the physical address untranslated, an IOVA when
+ * translated).  With p2p_override off, only a path the kernel's policy
+ * refuses is refused; with it on, that mapping is marked forced.
+ */
+TEST_F(p2p, map_type_matches_topology)
+{
+	struct dlb2_edu_map m = { .len = 64 };
+	const char *domain;
+	char edu[NAME_MAX + 1];
+	int want, ret;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, edu_bdf(edu, sizeof(edu)));
+	want = expected_map_type(_metadata, self->bdf, edu);
+	ASSERT_LT(0, want);
+	domain = iommu_domain_of(edu);
+	ASSERT_EQ(0, write_attr(self->pci, "p2p_override", "0"));
+	m.va = (uintptr_t)self->pp;
+	ret = ioctl(self->edu, DLB2_EDU_MAP, &m);
+	if (ret) {
+		/* Only a path through the host bridge may be refused. */
+		EXPECT_EQ(EXDEV, errno);
+		EXPECT_EQ(DLB2_EDU_MAP_THRU_HOST_BRIDGE, want);
+		ASSERT_EQ(0, write_attr(self->pci, "p2p_override", "1"));
+		ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_MAP, &m));
+		EXPECT_EQ(1, m.forced);
+	} else {
+		EXPECT_EQ(0, m.forced);
+	}
+	TH_LOG("edu IOMMU domain %s: map type %u%s, %#llx for %#llx (mapped %#llx+%#llx)",
+	       domain, m.type, m.forced ? " (forced)" : "",
+	       (unsigned long long)m.dma_addr, (unsigned long long)m.phys,
+	       (unsigned long long)m.start, (unsigned long long)m.map_len);
+	EXPECT_EQ(want, m.type);
+	/* Whole pages around the range, the range inside them. */
+	EXPECT_EQ(4096, m.map_len);
+	EXPECT_EQ(0, m.start & 4095);
+	EXPECT_EQ(m.start + (m.phys & 4095), m.dma_addr);
+	/* x86, QEMU's q35: a BAR's bus address is its physical address. */
+	if (want == DLB2_EDU_MAP_BUS_ADDR || strcmp(domain, "dma")) {
+		EXPECT_EQ(m.phys, m.dma_addr);
+	} else {
+		EXPECT_NE(m.phys, m.dma_addr);	/* an IOVA */
+	}
 }
 
 TEST_F(p2p, edu_dma_enqueues)

@@ -156,6 +156,44 @@ static long do_dma(struct dlb2_edu_dma __user *arg)
 	return ret;
 }
 
+/* Map a range for the device, report how, unmap: the map decision only. */
+static long do_map(struct dlb2_edu_map __user *arg)
+{
+	struct dlb2_p2p_mapping m;
+	struct dlb2_p2p_info info;
+	struct dlb2_edu_map d;
+	struct dlb2_p2p *pin;
+	dma_addr_t addr;
+	long ret;
+
+	if (copy_from_user(&d, arg, sizeof(d)))
+		return -EFAULT;
+	if (d.reserved)
+		return -EINVAL;
+	pin = dlb2_p2p_get(current->mm, d.va, d.len, -1, NULL, NULL);
+	if (IS_ERR(pin))
+		return PTR_ERR(pin);
+	ret = dlb2_p2p_map(pin, &edu->pdev->dev, &addr);
+	if (!ret) {
+		ret = dlb2_p2p_mapping(pin, &edu->pdev->dev, addr, &m);
+		dlb2_p2p_unmap(pin, &edu->pdev->dev, addr);
+	}
+	if (!ret) {
+		dlb2_p2p_info(pin, &info);
+		d.type = m.type == DLB2_P2P_MAP_BUS_ADDR ?
+			 DLB2_EDU_MAP_BUS_ADDR : DLB2_EDU_MAP_THRU_HOST_BRIDGE;
+		d.forced = m.forced;
+		d.dma_addr = addr;
+		d.start = m.start;
+		d.map_len = m.len;
+		d.phys = info.phys;
+	}
+	dlb2_p2p_put(pin);
+	if (!ret && copy_to_user(arg, &d, sizeof(d)))
+		ret = -EFAULT;
+	return ret;
+}
+
 static void dlb2_edu_move_notify(struct dma_buf_attachment *attach)
 {
 	struct dlb2_edu_file *f = attach->importer_priv;
@@ -317,6 +355,8 @@ static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case DLB2_EDU_DMA:
 		return do_dma(uarg);
+	case DLB2_EDU_MAP:
+		return do_map(uarg);
 	case DLB2_EDU_PIN:
 		if (f->pin)
 			return -EBUSY;

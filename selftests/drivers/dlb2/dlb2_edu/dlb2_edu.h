@@ -64,6 +64,36 @@ struct dlb2_edu_dmabuf {
 	__u8 data[64];
 };
 
+/* struct dlb2_edu_map.type: enum dlb2_p2p_map_type */
+#define DLB2_EDU_MAP_BUS_ADDR		1	/* the BAR's PCI bus address */
+#define DLB2_EDU_MAP_THRU_HOST_BRIDGE	2	/* the DMA API (an IOVA if translated) */
+
+/**
+ * struct dlb2_edu_map - how dlb2 maps a producer-port range for the edu
+ * device (mapped, reported and unmapped; no DMA)
+ * @va: user address in the caller's producer-port mapping
+ * @len: bytes
+ * @type: out: DLB2_EDU_MAP_*
+ * @forced: out: 1 when p2p_override made a mapping the kernel's policy
+ *	    refuses
+ * @reserved: 0
+ * @dma_addr: out: the address of @va for the edu device
+ * @start: out: DMA address of the first byte mapped
+ * @map_len: out: bytes mapped from @start
+ * @phys: out: CPU physical address of @va
+ */
+struct dlb2_edu_map {
+	__u64 va;
+	__u32 len;
+	__u32 type;
+	__u32 forced;
+	__u32 reserved;
+	__u64 dma_addr;
+	__u64 start;
+	__u64 map_len;
+	__u64 phys;
+};
+
 #define DLB2_EDU_MAGIC		0xd3
 /* Pin, map, DMA, unmap, unpin. */
 #define DLB2_EDU_DMA		_IOWR(DLB2_EDU_MAGIC, 0, struct dlb2_edu_dma)
@@ -89,5 +119,7 @@ struct dlb2_edu_dmabuf {
  */
 #define DLB2_EDU_DMABUF_FENCE	_IO(DLB2_EDU_MAGIC, 8)
 #define DLB2_EDU_DMABUF_SIGNAL	_IO(DLB2_EDU_MAGIC, 9)
+/* Map a range for the edu device and say how; unmap again. */
+#define DLB2_EDU_MAP		_IOWR(DLB2_EDU_MAGIC, 10, struct dlb2_edu_map)
 
 #endif /* DLB2_EDU_H */
