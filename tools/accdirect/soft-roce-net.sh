@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Sourced by selftests/drivers/dlb2/accdirect.sh and tools/bench: a
 # Soft-RoCE network for the AccDirect programs in one machine.  The server
