@@ -10,7 +10,11 @@
 # namespace routes between them.
 #   net_up     (re)creates it: status 0, or 1 with the step that failed
 #   net_down   removes it, and restores net.ipv4.ip_forward
-# Both work with errexit set.
+#   accd_up DIR   for the benchmarks (tools/bench): the domain of
+#              accdirect.json on the first device bound to dlb2 ($dev set to
+#              its number, the spec written into DIR), then net_up
+#   accd_down  net_down, and that domain destroyed
+# All work with errexit set.
 
 net_down() {
 	local d
@@ -39,4 +43,21 @@ net_up() {
 			return 1
 		i=$((i + 1))
 	done
+}
+
+accd_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+accd_ctl=$accd_dir/../dlb2ctl/dlb2ctl
+
+accd_up() {
+	local bdf
+	bdf=$(basename "$(ls -d /sys/bus/pci/drivers/dlb2/0000:* | head -1)")
+	dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
+	"$accd_ctl" destroy -d "$dev" accdirect >/dev/null 2>&1 || :
+	sed "s/\"device\": 0/\"device\": $dev/" "$accd_dir/accdirect.json" >"$1/spec.json" &&
+		"$accd_ctl" apply "$1/spec.json" >/dev/null && net_up
+}
+
+accd_down() {
+	net_down
+	[ -z "${dev:-}" ] || "$accd_ctl" destroy -d "$dev" accdirect >/dev/null 2>&1 || :
 }

@@ -183,8 +183,7 @@ static int srv_cpu_enqueue(void *arg, const struct dlb2_hcw *qes,
 	int ret;
 
 	/* as many as there are credits for: a burst is all or nothing */
-	if (!dlb2_credits_have(pp, DLB2_CREDIT_POOL_LDB, n) &&
-	    n > pp->cache[DLB2_CREDIT_POOL_LDB])
+	if (!dlb2_credits_have(pp, DLB2_CREDIT_POOL_LDB, n))
 		n = pp->cache[DLB2_CREDIT_POOL_LDB];
 	if (!n)
 		return 0;
