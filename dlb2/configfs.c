@@ -1167,6 +1167,7 @@ int dlb2_configfs_attach(struct dlb2 *dlb2)
 	mutex_lock(&dev->lock);
 	dlb2->lock = &dev->lock;
 	dlb2->cfs = dev;
+	dlb2->id = dev->id;
 	dev->dlb2 = dlb2;
 	mutex_unlock(&dev->lock);
 	return 0;
@@ -1244,17 +1245,6 @@ void dlb2_configfs_reset(struct dlb2 *dlb2)
 	mutex_unlock(&dev->lock);
 	release_all(dlb2, &revoked);
 	cancel_delayed_work_sync(&dlb2->pending_work);
-}
-
-/**
- * dlb2_cfs_dev_id() - N of a device's dlb2_<N> directory
- * @dlb2: the device
- *
- * Return: N.
- */
-int dlb2_cfs_dev_id(struct dlb2 *dlb2)
-{
-	return dlb2->cfs->id;
 }
 
 int dlb2_configfs_init(void)

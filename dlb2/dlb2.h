@@ -37,7 +37,7 @@
  *     changed only under its device's lock.
  *  3. dlb2_minors_lock (port.c, global): the minor -> port IDR of the
  *     port devices.  Taken under the device lock (dlb2_port_cdev_add(),
- *     dlb2_port_cdev_enable(), dlb2_port_revoke()) or alone (open, which
+ *     dlb2_port_cdev_enable(), dlb2_port_cdev_del()) or alone (open, which
  *     takes a reference on the port and drops the lock before it takes
  *     port->lock).
  *  4. dlb2_port.p2p_lock (per port): the port's P2P holders (p2p.c).
@@ -97,6 +97,15 @@
  * callbacks) its interrupt is disabled, it is unpublished,
  * synchronize_irq() waits for handlers that may have looked it up (the
  * vectors are shared by all domains), and only then is it freed.
+ *
+ * Layers.  The files call one another one way only, each calling only
+ * files listed before it: hw.c (register sequences), resource.c and desc.c
+ * (bookkeeping without hardware), intr.c; domain.c (domains in hardware)
+ * and cq.c (the port object: reference, CQ ring, death); p2p.c (pins of
+ * other kernel modules); dmabuf.c; port.c (character devices, user
+ * mappings); sysfs.c; lifecycle.c (a domain as its users see it: enable,
+ * revoke, release); configfs.c; main.c (probe, remove, reset, AER).
+ * tools/lint/dlb2-layers checks it (make check).
  */
 #ifndef __DLB2_H
 #define __DLB2_H
@@ -147,6 +156,7 @@ enum dlb2_state {
  * @lock: the device lock (dlb2_cfs_dev.lock, see "Locking" above)
  * @state: whether domains can be enabled
  * @cfs: the device's configfs directory (dlb2_<N>)
+ * @id: N of that directory, also in the names of its sysfs and port devices
  * @res: free hardware resources
  * @domains: enabled domains by hardware id
  * @dying: domains taken from user space whose holders are being revoked
@@ -172,6 +182,7 @@ struct dlb2 {
 	phys_addr_t func_phys;
 	unsigned int num_dir_ports;
 	struct dlb2_cfs_dev *cfs;
+	int id;
 	struct dlb2_resources res;
 	struct dlb2_domain *domains[DLB2_MAX_DOMAINS];
 	unsigned int dying;
@@ -210,7 +221,6 @@ void dlb2_configfs_exit(void);
 int dlb2_configfs_attach(struct dlb2 *dlb2);
 void dlb2_configfs_detach(struct dlb2 *dlb2);
 void dlb2_configfs_reset(struct dlb2 *dlb2);
-int dlb2_cfs_dev_id(struct dlb2 *dlb2);
 
 /* intr.c */
 int dlb2_intr_init(struct dlb2 *dlb2);

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Intel DLB 2.0 / 2.5: enabling and disabling scheduling domains.
+ * Intel DLB 2.0 / 2.5: scheduling domains in hardware, their queues and
+ * ports, and the links of running domains.
  *
- * Enabling is all or nothing: the description is checked as a whole, the
- * resources are allocated, the hardware programmed and started, and the
- * ports published; any failure undoes every step.  Disabling is in three
- * steps (dlb2.h, "Locking"): the ports are revoked from user space under
- * the device lock (dlb2_domain_revoke()), their P2P holders are called
- * with no lock held, and only then is the hardware drained and reset and
- * are the resources given back, under the device lock again
- * (dlb2_domain_release()).  Everything else runs under the device lock.
+ * Creation is all or nothing: the description is checked as a whole, the
+ * resources are allocated, the hardware programmed and started; any
+ * failure undoes every step.  Destruction is in two steps around the
+ * callbacks of the ports' P2P holders, which lifecycle.c calls with no
+ * lock held (dlb2.h, "Locking"): dlb2_domain_kill() makes the ports dead
+ * under the device lock, dlb2_domain_teardown() drains and resets the
+ * hardware and gives the resources back under it again.  This file calls
+ * only hw.c, resource.c, desc.c and the port object (cq.c); what users see
+ * of a domain (configfs, sysfs, port devices, holders) is above it.
  */
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
@@ -268,28 +270,27 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 }
 
 /**
- * dlb2_domain_enable() - allocate, program and start a scheduling domain
+ * dlb2_domain_create() - allocate, program and start a scheduling domain
  * @dlb2: the device
  * @desc: what the domain is
  * @why: set to the reason of a failure
  * @len: size of @why
  *
- * Called with the device lock held.  The port devices are created first
- * and can be opened only once every one of them exists, so that a failure
- * leaves no opener and no P2P holder behind.
+ * Called with the device lock held.  The domain runs and is in
+ * dlb2.domains[] (its unmaps are retried by dlb2_pending_work()); nobody
+ * else can reach it yet: its ports have no device node and no holder.
  *
  * Return: the domain, or an ERR_PTR: -EINVAL for an inconsistent
  * description, -ENOSPC when the device lacks a resource, -ENOMEM; nothing
  * is left allocated or programmed on failure.
  */
-struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
+struct dlb2_domain *dlb2_domain_create(struct dlb2 *dlb2,
 				       const struct dlb2_domain_desc *desc,
 				       char *why, size_t len)
 {
 	bool is_v2_5 = dlb2->ver == DLB2_HW_V2_5;
 	struct dlb2_domain_req req;
 	struct dlb2_domain *dom;
-	unsigned int i;
 	int ret;
 
 	lockdep_assert_held(dlb2->lock);
@@ -310,6 +311,7 @@ struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 	}
 	dom->dlb2 = dlb2;
 	strscpy(dom->name, desc->name, sizeof(dom->name));
+	INIT_LIST_HEAD(&dom->release_node);
 	dom->queues = kcalloc(desc->num_queues, sizeof(*dom->queues),
 			      GFP_KERNEL);
 	dom->ports = kcalloc(desc->num_ports, sizeof(*dom->ports), GFP_KERNEL);
@@ -330,30 +332,8 @@ struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 	program(dlb2, dom, desc);
 	dlb2_hw_start(dlb2, dom);
 	init_credit_page(dom);
-
-	ret = dlb2_domain_sysfs_add(dom);
-	if (ret)
-		goto err_reset;
-	for (i = 0; i < dom->num_ports; i++) {
-		ret = dlb2_port_cdev_add(dom->ports[i], dlb2_cfs_dev_id(dlb2));
-		if (ret)
-			goto err_unpublish;
-	}
-	for (i = 0; i < dom->num_ports; i++)
-		dlb2_port_cdev_enable(dom->ports[i]);
-	INIT_LIST_HEAD(&dom->release_node);
 	dlb2->domains[dom->res.id] = dom;
 	return dom;
-
-err_unpublish:
-	/* None could be opened yet: no holder to call. */
-	while (i--)
-		dlb2_port_revoke(dom->ports[i]);
-	dlb2_domain_sysfs_del(dom);
-err_reset:
-	teardown(dlb2, dom, true);
-	snprintf(why, len, "cannot create the port devices (%d)", ret);
-	return ERR_PTR(ret);
 
 err_teardown:
 	if (ret == -ENOMEM)
@@ -363,48 +343,61 @@ err_teardown:
 }
 
 /**
- * dlb2_domain_revoke() - take an enabled domain away from user space
+ * dlb2_domain_destroy() - undo dlb2_domain_create() of a domain never used
  * @dom: the domain; the device lock held
  *
- * First of the three steps of disabling (dlb2.h, "Locking"): the port
- * devices go, every mapping of the ports faults from now on, the ports are
- * dead for their P2P holders (no new pin, map, CPU address or dma-buf
- * attach succeeds) and the domain leaves dlb2.domains[].  Its hardware and
- * resources stay as they are until dlb2_domain_release(), which the caller
- * must call once it has dropped every dlb2 lock.
+ * For a domain whose enable failed after dlb2_domain_create(): its ports
+ * had no opener and no P2P holder, so it is reset and freed at once.
  */
-void dlb2_domain_revoke(struct dlb2_domain *dom)
+void dlb2_domain_destroy(struct dlb2_domain *dom)
 {
 	struct dlb2 *dlb2 = dom->dlb2;
 	unsigned int i;
 
 	lockdep_assert_held(dlb2->lock);
 	for (i = 0; i < dom->num_ports; i++)
-		dlb2_port_revoke(dom->ports[i]);
-	dlb2_domain_sysfs_del(dom);
+		dlb2_port_kill(dom->ports[i]);
+	dlb2->domains[dom->res.id] = NULL;
+	teardown(dlb2, dom, true);
+}
+
+/**
+ * dlb2_domain_kill() - make an enabled domain dead for its users
+ * @dom: the domain; the device lock held
+ *
+ * Every port is killed (dlb2_port_kill(): mappings fault, no pin, map, CPU
+ * address or dma-buf attach succeeds), the domain leaves dlb2.domains[] and
+ * counts in dlb2.dying.  Its hardware and resources stay as they are until
+ * dlb2_domain_teardown(), which the caller calls once it has dropped every
+ * dlb2 lock and called the ports' holders.
+ */
+void dlb2_domain_kill(struct dlb2_domain *dom)
+{
+	struct dlb2 *dlb2 = dom->dlb2;
+	unsigned int i;
+
+	lockdep_assert_held(dlb2->lock);
+	for (i = 0; i < dom->num_ports; i++)
+		dlb2_port_kill(dom->ports[i]);
 	dlb2->domains[dom->res.id] = NULL;
 	WRITE_ONCE(dlb2->dying, dlb2->dying + 1);
 }
 
 /**
- * dlb2_domain_release() - revoke the holders, then reset and free a domain
- * @dom: a domain dlb2_domain_revoke() took away; no dlb2 lock held
+ * dlb2_domain_teardown() - drain, reset and free a killed domain
+ * @dom: a domain dlb2_domain_kill() killed, whose ports' holders have been
+ *	 called and have returned; no dlb2 lock held
  *
- * The P2P holders of its ports are called (and waited for) with no lock
- * held; only then, under the device lock, is the hardware drained and
- * reset and are the resources returned, so that no other domain gets a
- * port an old holder may still write to.
+ * Under the device lock the hardware is drained and reset and the
+ * resources are returned, so that no other domain gets a port an old
+ * holder may still write to.
  */
-void dlb2_domain_release(struct dlb2_domain *dom)
+void dlb2_domain_teardown(struct dlb2_domain *dom)
 {
 	struct dlb2 *dlb2 = dom->dlb2;
 	struct mutex *lock = dlb2->lock;
-	unsigned int i;
 
 	lockdep_assert_not_held(lock);
-	might_sleep();
-	for (i = 0; i < dom->num_ports; i++)
-		dlb2_p2p_revoke_all(dom->ports[i]);
 	mutex_lock(lock);
 	teardown(dlb2, dom, true);
 	/* Under the lock: a waiter frees dlb2 once it sees 0 and the lock. */
@@ -429,25 +422,6 @@ void dlb2_domains_wait_released(struct dlb2 *dlb2)
 		mutex_lock(dlb2->lock);
 	}
 	mutex_unlock(dlb2->lock);
-}
-
-static bool unmap_pending(const struct dlb2_port *port)
-{
-	unsigned int s;
-
-	for (s = 0; s < DLB2_MAX_LINKS; s++)
-		if (port->slot_state[s] == DLB2_SLOT_UNMAP_PENDING)
-			return true;
-	return false;
-}
-
-/**
- * dlb2_port_cq_resume() - enable a port's CQ unless an unmap waits
- * @port: a load-balanced or directed port of an enabled domain
- */
-void dlb2_port_cq_resume(struct dlb2_port *port)
-{
-	dlb2_hw_cq_enable(port->dom->dlb2, port, !unmap_pending(port));
 }
 
 static int free_slot(struct dlb2_port *port)

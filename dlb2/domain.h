@@ -2,21 +2,25 @@
 /*
  * Intel DLB 2.0 / 2.5: scheduling domains, their queues and ports.
  *
- * configfs.c describes a domain (struct dlb2_domain_desc); domain.c checks
- * the description, allocates the hardware (resource.c), programs it (hw.c)
- * and starts it, all or nothing, and tears it down again: revoked under
- * the device lock, its P2P holders called with no lock, then reset and
- * freed under the device lock (see "Locking" in dlb2.h).
+ * configfs.c describes a domain (struct dlb2_domain_desc), a snapshot of
+ * its configfs items checked as a whole (and by KUnit, without configfs);
+ * domain.c checks it, allocates the hardware (resource.c), programs it
+ * (hw.c) and starts it, all or nothing, and tears it down again: killed
+ * under the device lock, its P2P holders called with no lock
+ * (lifecycle.c), then reset and freed under the device lock (see
+ * "Locking" in dlb2.h).
  */
 #ifndef __DLB2_DOMAIN_H
 #define __DLB2_DOMAIN_H
 
 #include <linux/kref.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
 #include "dlb2.h"
+#include "regs.h"
 
 #define DLB2_NAME_MAX		32
 #define DLB2_MAX_LINKS		8	/* QID slots of a load-balanced CQ */
@@ -191,6 +195,29 @@ struct dlb2_port {
 };
 
 /**
+ * dlb2_port_pp_offs() - where a port's producer port is in BAR0
+ * @port: the port
+ *
+ * Return: the offset of its 4 KiB window from the start of BAR0.
+ */
+static inline u32 dlb2_port_pp_offs(const struct dlb2_port *port)
+{
+	return port->ldb ? DLB2_LDB_PP_OFFS(port->id) :
+			   DLB2_DIR_PP_OFFS(port->id);
+}
+
+/* Bytes of a port's CQ ring (sparse mode: 64 per entry), and of its mapping. */
+static inline u32 dlb2_port_cq_size(const struct dlb2_port *port)
+{
+	return port->cq_entries * 64;
+}
+
+static inline u32 dlb2_port_cq_map_size(const struct dlb2_port *port)
+{
+	return PAGE_ALIGN(dlb2_port_cq_size(port));
+}
+
+/**
  * struct dlb2_domain - an enabled scheduling domain
  * @dlb2: its device
  * @res: the hardware resources it holds
@@ -218,6 +245,12 @@ struct dlb2_domain {
 	char name[DLB2_NAME_MAX + 1];
 };
 
+/*
+ * Layers (dlb2.h): a file calls only files listed before it here.
+ * hw.c, resource.c, desc.c, intr.c; domain.c and cq.c; p2p.c; dmabuf.c;
+ * port.c; sysfs.c; lifecycle.c; configfs.c; main.c.
+ */
+
 /* desc.c */
 int dlb2_domain_check(const struct dlb2_domain_desc *desc, bool is_v2_5,
 		      char *why, size_t len);
@@ -226,31 +259,26 @@ void dlb2_domain_req(const struct dlb2_domain_desc *desc, bool is_v2_5,
 u32 dlb2_port_hist_list(const struct dlb2_port_desc *p);
 
 /* domain.c */
-struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
+struct dlb2_domain *dlb2_domain_create(struct dlb2 *dlb2,
 				       const struct dlb2_domain_desc *desc,
 				       char *why, size_t len);
-void dlb2_domain_revoke(struct dlb2_domain *dom);
-void dlb2_domain_release(struct dlb2_domain *dom);
+void dlb2_domain_destroy(struct dlb2_domain *dom);
+void dlb2_domain_kill(struct dlb2_domain *dom);
+void dlb2_domain_teardown(struct dlb2_domain *dom);
 void dlb2_domains_wait_released(struct dlb2 *dlb2);
 int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 		     unsigned int queue, u8 prio);
 void dlb2_domain_unlink(struct dlb2_domain *dom, unsigned int port,
 			unsigned int queue);
 void dlb2_pending_work(struct work_struct *work);
-void dlb2_port_cq_resume(struct dlb2_port *port);
 
-/* port.c */
-int dlb2_port_cdev_add(struct dlb2_port *port, int dev_id);
-void dlb2_port_cdev_enable(struct dlb2_port *port);
-void dlb2_port_revoke(struct dlb2_port *port);
-void dlb2_port_put(struct dlb2_port *port);
+/* cq.c: the port object */
 int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev);
 void dlb2_port_cq_unmap(struct dlb2_port *port, struct device *dev);
+void dlb2_port_put(struct dlb2_port *port);
+void dlb2_port_cq_resume(struct dlb2_port *port);
 void dlb2_port_release_cq(struct dlb2_port *port);
-struct dlb2_port *dlb2_port_of_pp_vma(struct vm_area_struct *vma);
-
-/* dmabuf.c */
-int dlb2_dmabuf_export(struct dlb2_port *port, int flags);
+void dlb2_port_kill(struct dlb2_port *port);
 
 /* p2p.c */
 void dlb2_p2p_revoke_all(struct dlb2_port *port);
@@ -258,8 +286,23 @@ struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 			      int domain_id, void (*revoke)(void *priv),
 			      void *priv);
 
+/* dmabuf.c */
+int dlb2_dmabuf_export(struct dlb2_port *port, int flags);
+
+/* port.c */
+int dlb2_port_cdev_add(struct dlb2_port *port, int dev_id);
+void dlb2_port_cdev_enable(struct dlb2_port *port);
+void dlb2_port_cdev_del(struct dlb2_port *port);
+
 /* sysfs.c */
 int dlb2_domain_sysfs_add(struct dlb2_domain *dom);
 void dlb2_domain_sysfs_del(struct dlb2_domain *dom);
+
+/* lifecycle.c */
+struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
+				       const struct dlb2_domain_desc *desc,
+				       char *why, size_t len);
+void dlb2_domain_revoke(struct dlb2_domain *dom);
+void dlb2_domain_release(struct dlb2_domain *dom);
 
 #endif /* __DLB2_DOMAIN_H */

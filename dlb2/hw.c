@@ -87,6 +87,21 @@ static u32 hid_width_code(u32 lock_id_comp)
 	return ilog2(lock_id_comp) - 5;
 }
 
+/*
+ * The domain's producers' write permission to one of its queues (6.3,
+ * 6.4, 6.10): VASQID_V is indexed by domain and queue, per queue type.
+ */
+static void set_vasqid(struct dlb2 *dlb2, unsigned int dom,
+		       const struct dlb2_queue *q, bool on)
+{
+	if (q->ldb)
+		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(V, dom * DLB2_MAX_LDB_QUEUES +
+							 q->id), on);
+	else
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(V, dom * dlb2->num_dir_ports +
+							 q->id), on);
+}
+
 /* 6.3: a load-balanced queue (write permission stays off until start). */
 void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
 		       const struct dlb2_queue *q)
@@ -95,8 +110,7 @@ void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
 	unsigned int id = q->id;
 	u32 sn_map = 0, cfg_v = 0;
 
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(V, dom * DLB2_MAX_LDB_QUEUES + id),
-		    0);
+	set_vasqid(dlb2, dom, q, false);
 	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(V, id),
 		    d->sns ? d->sns : DLB2_HIST_LIST_ENTRIES);
 	dlb2_csr_wr(dlb2, DLB2_LSP_QID_AQED_ACTIVE_LIM(V, id),
@@ -126,8 +140,7 @@ void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
 void dlb2_hw_dir_queue(struct dlb2 *dlb2, unsigned int dom,
 		       const struct dlb2_queue *q)
 {
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(V, dom * dlb2->num_dir_ports +
-						q->id), 0);
+	set_vasqid(dlb2, dom, q, false);
 	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_ITS(V, q->id), 0);
 	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_DEPTH_THRSH(V, q->id),
 		    q->desc.depth_threshold);
@@ -348,16 +361,8 @@ void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom)
 {
 	unsigned int i, d = dom->res.id;
 
-	for (i = 0; i < dom->num_queues; i++) {
-		struct dlb2_queue *q = &dom->queues[i];
-
-		if (q->ldb)
-			dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(V, d * DLB2_MAX_LDB_QUEUES +
-								 q->id), 1);
-		else
-			dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(V, d * dlb2->num_dir_ports +
-								 q->id), 1);
-	}
+	for (i = 0; i < dom->num_queues; i++)
+		set_vasqid(dlb2, d, &dom->queues[i], true);
 	dlb2_flush_csr(dlb2);
 }
 
@@ -436,9 +441,7 @@ u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_queue *q)
 static void pp_write(struct dlb2 *dlb2, const struct dlb2_port *port,
 		     const struct dlb2_hcw *hcw)
 {
-	void __iomem *pp = dlb2->func_base + (port->ldb ?
-					      DLB2_LDB_PP_OFFS(port->id) :
-					      DLB2_DIR_PP_OFFS(port->id));
+	void __iomem *pp = dlb2->func_base + dlb2_port_pp_offs(port);
 	struct dlb2_hcw line[4] __aligned(64) = { *hcw };
 
 	if (boot_cpu_has(X86_FEATURE_MOVDIR64B)) {
@@ -738,16 +741,8 @@ void dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		if (port->ldb)
 			dlb2_csr_wr(dlb2, DLB2_CHP_SN_CHK_ENBL(V, port->id), 0);
 	}
-	for (i = 0; i < dom->num_queues; i++) {
-		struct dlb2_queue *q = &dom->queues[i];
-
-		if (q->ldb)
-			dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(V, d * DLB2_MAX_LDB_QUEUES +
-								 q->id), 0);
-		else
-			dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(V, d * dlb2->num_dir_ports +
-								 q->id), 0);
-	}
+	for (i = 0; i < dom->num_queues; i++)
+		set_vasqid(dlb2, d, &dom->queues[i], false);
 	dlb2_flush_csr(dlb2);
 	drain(dlb2, dom);
 

@@ -127,7 +127,7 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	dev_info(dev, "DLB %s, %u scheduling domains, configfs dlb2_%d\n",
 		 dlb2_ver_str(dlb2),
 		 dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(dlb2->ver)),
-		 dlb2_cfs_dev_id(dlb2));
+		 dlb2->id);
 	return 0;
 
 err_intr:

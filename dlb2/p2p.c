@@ -106,8 +106,7 @@ struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 			.len = len,
 		};
 		p2p->info.phys = port->dlb2->func_phys + offset +
-				 (port->ldb ? DLB2_LDB_PP_OFFS(port->id) :
-					      DLB2_DIR_PP_OFFS(port->id));
+				 dlb2_port_pp_offs(port);
 		list_add_tail(&p2p->node, &port->p2p);
 	}
 	mutex_unlock(&port->lock);
@@ -124,59 +123,6 @@ struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 	}
 	return p2p;
 }
-
-#define refuse(err, fmt, ...) ({					\
-	pr_info_ratelimited("dlb2: p2p refused: " fmt "\n", ##__VA_ARGS__); \
-	ERR_PTR(err);							\
-})
-
-/**
- * dlb2_p2p_get() - pin the producer-port window behind a user address range
- * @mm: the address space (usually current->mm), not locked by the caller
- * @addr: start of the range
- * @len: its length; the range must lie within one port's PP mapping
- * @domain_id: the hardware domain the port must belong to, or -1 for any
- * @revoke: called when the port goes away (see dlb2_p2p_revoke_t)
- * @priv: its argument; must stay valid until dlb2_p2p_put() returns
- *
- * Return: the pin, or an ERR_PTR: -EINVAL when the range is not (all) in a
- * mapping of a dlb2 producer port, -ENODEV when its port is no longer live
- * (domain disabled, device reset or unbound), -EACCES when it belongs to
- * another domain than @domain_id, -ENOMEM.  Each refusal is logged.
- */
-struct dlb2_p2p *dlb2_p2p_get(struct mm_struct *mm, unsigned long addr,
-			      size_t len, int domain_id,
-			      dlb2_p2p_revoke_t revoke, void *priv)
-{
-	struct vm_area_struct *vma;
-	struct dlb2_port *port;
-	struct dlb2_p2p *p2p;
-	u32 offset;
-
-	if (!len || addr + len < addr)
-		return refuse(-EINVAL, "empty range at %#lx", addr);
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, addr);
-	port = vma ? dlb2_port_of_pp_vma(vma) : NULL;
-	if (!port) {
-		mmap_read_unlock(mm);
-		return refuse(-EINVAL, "%#lx is not in a dlb2 producer-port mapping",
-			      addr);
-	}
-	if (addr + len > vma->vm_end) {
-		mmap_read_unlock(mm);
-		return refuse(-EINVAL, "%#lx+%#zx spans more than one producer port",
-			      addr, len);
-	}
-	offset = addr - vma->vm_start;
-	kref_get(&port->ref);
-	mmap_read_unlock(mm);
-
-	p2p = dlb2_p2p_pin(port, offset, len, domain_id, revoke, priv);
-	dlb2_port_put(port);
-	return p2p;
-}
-EXPORT_SYMBOL_GPL(dlb2_p2p_get);
 
 /**
  * dlb2_p2p_put() - drop a pin
@@ -462,7 +408,7 @@ EXPORT_SYMBOL_GPL(dlb2_p2p_cpu_addr);
 
 /**
  * dlb2_p2p_revoke_all() - tell every holder of a port's pins it goes away
- * @port: a port dlb2_port_revoke() marked dead, or whose file is being
+ * @port: a port dlb2_port_kill() marked dead, or whose file is being
  *	  released; the caller holds a reference on it
  *
  * Called with no dlb2 lock held (dlb2.h, "Locking"): from

@@ -10,9 +10,11 @@
  * unbind) cannot miss a mapping: it marks the port dead under port->lock
  * and zaps the file's mappings, after which every access faults (SIGBUS).
  *
- * A file holds a reference on its port; the port object outlives the
- * domain, but its dlb2/dom pointers are cleared on revocation and only
- * used under port->lock while set.  Locks: dlb2.h, "Locking".
+ * A file holds a reference on its port; the port object (cq.c) outlives
+ * the domain, but its dlb2/dom pointers are cleared on revocation and only
+ * used under port->lock while set.  Other kernel modules pin a producer
+ * port through a user mapping of it here (dlb2_p2p_get(), p2p.c's pins).
+ * Locks: dlb2.h, "Locking".
  */
 #include <linux/cdev.h>
 #include <linux/dma-mapping.h>
@@ -24,6 +26,7 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/dlb2_p2p.h>
 
 #include "compat.h"
 #include "domain.h"
@@ -42,117 +45,6 @@ static struct class *dlb2_class;
 static DEFINE_IDR(dlb2_minors);
 static DEFINE_MUTEX(dlb2_minors_lock);	/* protects dlb2_minors */
 
-/* Bytes of the ring (sparse mode: 64 per entry), and of its mapping. */
-static u32 cq_size(const struct dlb2_port *port)
-{
-	return port->cq_entries * 64;
-}
-
-static u32 cq_map_size(const struct dlb2_port *port)
-{
-	return PAGE_ALIGN(cq_size(port));
-}
-
-/*
- * CQ memory.  The device writes the ring and the consumer reads it through
- * its mapping, so the pages must outlive every mapping, including one that
- * revocation might not reach: they are ordinary pages, each with its own
- * reference count (split_page()), inserted by the fault handler with a
- * reference of their own, and the port's references are dropped when the
- * port object goes (its last file closed).  The device's mapping
- * (dma_map_page()) ends earlier, at domain teardown, while the device is
- * still there.  The DLB is part of x86 server processors, whose DMA is
- * cache-coherent: the consumer polls the ring without syncs, and the
- * driver's own writes (resets) are followed by a sync for the device.
- */
-
-/**
- * dlb2_port_cq_alloc() - allocate and map the CQ ring of a new port
- * @port: the port; @port->cq_entries set
- * @dev: the device that writes the ring
- *
- * Return: 0 or -ENOMEM.  The pages go with the port (dlb2_port_put()).
- */
-int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev)
-{
-	unsigned int order = get_order(cq_map_size(port));
-	struct page *pages;
-
-	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
-	if (!pages)
-		return -ENOMEM;
-	split_page(pages, order);
-	port->cq_pages = pages;
-	port->cq_va = page_address(pages);
-	port->cq_dma = dma_map_page(dev, pages, 0, cq_map_size(port),
-				    DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(dev, port->cq_dma)) {
-		port->cq_dma = 0;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/**
- * dlb2_port_cq_unmap() - end the device's access to the CQ ring
- * @port: a port whose CQ the device no longer writes (torn down)
- * @dev: the device
- */
-void dlb2_port_cq_unmap(struct dlb2_port *port, struct device *dev)
-{
-	if (!port->cq_dma)
-		return;
-	dma_unmap_page(dev, port->cq_dma, cq_map_size(port), DMA_BIDIRECTIONAL);
-	port->cq_dma = 0;
-}
-
-static void port_free(struct kref *ref)
-{
-	struct dlb2_port *port = container_of(ref, struct dlb2_port, ref);
-	unsigned int i;
-
-	/* Pages still mapped somewhere keep the mappings' references. */
-	for (i = 0; port->cq_pages && i < cq_map_size(port) >> PAGE_SHIFT; i++)
-		__free_page(port->cq_pages + i);
-	kfree(port);
-}
-
-/**
- * dlb2_port_put() - drop a reference on a port
- * @port: the port
- */
-void dlb2_port_put(struct dlb2_port *port)
-{
-	kref_put(&port->ref, port_free);
-}
-
-/**
- * dlb2_port_release_cq() - recover a port whose consumer went away
- * @port: a live port; the device lock and port->lock held
- *
- * QEs in the CQ, and QEs the consumer dequeued without completing them, are
- * returned to the device (tokens popped, completions issued) and counted in
- * the port's "released" statistic; the ring starts again at entry 0 with
- * generation 1, so the next opener needs no state from the last one.
- */
-void dlb2_port_release_cq(struct dlb2_port *port)
-{
-	struct dlb2 *dlb2 = port->dlb2;
-	unsigned int n;
-
-	lockdep_assert_held(dlb2->lock);
-	lockdep_assert_held(&port->lock);
-	dlb2_hw_cq_enable(dlb2, port, false);
-	while ((n = dlb2_hw_port_drain(dlb2, port)))
-		atomic64_add(n, &port->released);
-	memset(port->cq_va, 0, cq_map_size(port));
-	dma_sync_single_for_device(&dlb2->pdev->dev, port->cq_dma,
-				   cq_map_size(port), DMA_BIDIRECTIONAL);
-	dlb2_hw_cq_reset(dlb2, port);
-	atomic_set(&port->irqs, 0);
-	dlb2_port_cq_resume(port);
-}
-
 static int port_open(struct inode *inode, struct file *file)
 {
 	struct dlb2_port *port;
@@ -162,7 +54,7 @@ static int port_open(struct inode *inode, struct file *file)
 	port = idr_find(&dlb2_minors, iminor(inode));
 	/*
 	 * A port in the IDR still has its domain's reference: the domain
-	 * drops it only after dlb2_port_revoke() took the port out.
+	 * drops it only after dlb2_port_cdev_del() took the port out.
 	 */
 	if (port)
 		kref_get(&port->ref);
@@ -226,9 +118,7 @@ static vm_fault_t port_fault(struct vm_fault *vmf)
 	case DLB2_MMAP_PP_OFFSET:
 		ret = vmf_insert_pfn_prot(vma, vmf->address,
 					  PHYS_PFN(port->dlb2->func_phys +
-						   (port->ldb ?
-						    DLB2_LDB_PP_OFFS(port->id) :
-						    DLB2_DIR_PP_OFFS(port->id))),
+						   dlb2_port_pp_offs(port)),
 					  pgprot_writecombine(vma->vm_page_prot));
 		break;
 	case DLB2_MMAP_CQ_OFFSET:
@@ -252,21 +142,67 @@ static const struct vm_operations_struct port_vm_ops = {
 	.fault = port_fault,
 };
 
-/**
- * dlb2_port_of_pp_vma() - the port whose producer port a mapping shows
- * @vma: a mapping; the caller holds the mmap lock
- *
- * Return: the port, or NULL when @vma is not a producer-port mapping made
- * by dlb2 (whatever else it maps).  The port is valid while the mmap lock is
- * held; take a reference to keep it.
- */
-struct dlb2_port *dlb2_port_of_pp_vma(struct vm_area_struct *vma)
+/* The port whose producer port @vma maps, or NULL; mmap lock held. */
+static struct dlb2_port *port_of_pp_vma(struct vm_area_struct *vma)
 {
 	if (vma->vm_ops != &port_vm_ops ||
 	    (vma->vm_pgoff << PAGE_SHIFT) != DLB2_MMAP_PP_OFFSET)
 		return NULL;
 	return vma->vm_private_data;
 }
+
+#define refuse(err, fmt, ...) ({					\
+	pr_info_ratelimited("dlb2: p2p refused: " fmt "\n", ##__VA_ARGS__); \
+	ERR_PTR(err);							\
+})
+
+/**
+ * dlb2_p2p_get() - pin the producer-port window behind a user address range
+ * @mm: the address space (usually current->mm), not locked by the caller
+ * @addr: start of the range
+ * @len: its length; the range must lie within one port's PP mapping
+ * @domain_id: the hardware domain the port must belong to, or -1 for any
+ * @revoke: called when the port goes away (see dlb2_p2p_revoke_t)
+ * @priv: its argument; must stay valid until dlb2_p2p_put() returns
+ *
+ * Return: the pin, or an ERR_PTR: -EINVAL when the range is not (all) in a
+ * mapping of a dlb2 producer port, -ENODEV when its port is no longer live
+ * (domain disabled, device reset or unbound), -EACCES when it belongs to
+ * another domain than @domain_id, -ENOMEM.  Each refusal is logged.
+ */
+struct dlb2_p2p *dlb2_p2p_get(struct mm_struct *mm, unsigned long addr,
+			      size_t len, int domain_id,
+			      dlb2_p2p_revoke_t revoke, void *priv)
+{
+	struct vm_area_struct *vma;
+	struct dlb2_port *port;
+	struct dlb2_p2p *p2p;
+	u32 offset;
+
+	if (!len || addr + len < addr)
+		return refuse(-EINVAL, "empty range at %#lx", addr);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	port = vma ? port_of_pp_vma(vma) : NULL;
+	if (!port) {
+		mmap_read_unlock(mm);
+		return refuse(-EINVAL, "%#lx is not in a dlb2 producer-port mapping",
+			      addr);
+	}
+	if (addr + len > vma->vm_end) {
+		mmap_read_unlock(mm);
+		return refuse(-EINVAL, "%#lx+%#zx spans more than one producer port",
+			      addr, len);
+	}
+	offset = addr - vma->vm_start;
+	kref_get(&port->ref);
+	mmap_read_unlock(mm);
+
+	p2p = dlb2_p2p_pin(port, offset, len, domain_id, revoke, priv);
+	dlb2_port_put(port);
+	return p2p;
+}
+EXPORT_SYMBOL_GPL(dlb2_p2p_get);
 
 static int port_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -290,7 +226,7 @@ static int port_mmap(struct file *file, struct vm_area_struct *vma)
 		dlb2_vm_flags_set(vma, VM_IO | VM_PFNMAP);
 		break;
 	case DLB2_MMAP_CQ_OFFSET:
-		if (size != cq_map_size(port))
+		if (size != dlb2_port_cq_map_size(port))
 			ret = -EINVAL;
 		deny |= VM_WRITE;
 		clear |= VM_MAYWRITE;
@@ -377,7 +313,7 @@ static int port_info(struct dlb2_port *port, struct dlb2_port_info *info)
 	info->cq_depth = port->cq_depth;
 	info->cq_entries = port->cq_entries;
 	info->cq_stride = 64;
-	info->cq_size = cq_size(port);
+	info->cq_size = dlb2_port_cq_size(port);
 	info->hist_list = port->hist_size;
 	info->num_pools = port->dlb2->ver == DLB2_HW_V2_5 ? 1 : 2;
 	info->credits[DLB2_CREDIT_POOL_LDB] = dom->res.req.ldb_credits;
@@ -470,34 +406,22 @@ void dlb2_port_cdev_enable(struct dlb2_port *port)
 }
 
 /**
- * dlb2_port_revoke() - take a port away from user space
+ * dlb2_port_cdev_del() - remove a port's character device
  * @port: the port; the device lock held
  *
- * Removes the device node, makes every mapping of the open file (if any)
- * fault from now on and wakes its waiters.  From now on the port is dead
- * for its peer-to-peer holders as well: no pin, map, CPU address or
- * dma-buf attach succeeds.  Their callbacks are not called here but by
- * dlb2_p2p_revoke_all(), once the caller has dropped the device lock.  The
- * file itself stays open until user space closes it; its operations
- * answer ENODEV.
+ * No new open finds the port; a file already open stays so until its
+ * port is killed (dlb2_port_kill()) and user space closes it.
  */
-void dlb2_port_revoke(struct dlb2_port *port)
+void dlb2_port_cdev_del(struct dlb2_port *port)
 {
 	lockdep_assert_held(port->dev_lock);
-	if (port->cdev_dev) {
-		device_destroy(dlb2_class, port->devt);
-		mutex_lock(&dlb2_minors_lock);
-		idr_remove(&dlb2_minors, MINOR(port->devt));
-		mutex_unlock(&dlb2_minors_lock);
-		port->cdev_dev = NULL;
-	}
-	mutex_lock(&port->lock);
-	port->dlb2 = NULL;
-	port->dom = NULL;
-	if (port->file)
-		unmap_mapping_range(port->file->f_mapping, 0, 0, 1);
-	mutex_unlock(&port->lock);
-	wake_up_all(&port->wq);
+	if (!port->cdev_dev)
+		return;
+	device_destroy(dlb2_class, port->devt);
+	mutex_lock(&dlb2_minors_lock);
+	idr_remove(&dlb2_minors, MINOR(port->devt));
+	mutex_unlock(&dlb2_minors_lock);
+	port->cdev_dev = NULL;
 }
 
 static char *port_devnode(DLB2_DEVNODE_CONST struct device *dev,

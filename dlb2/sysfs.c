@@ -30,7 +30,9 @@ static DEVICE_ATTR_RO(hw_version);
 static ssize_t dev_id_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", dlb2_cfs_dev_id(dev_get_drvdata(dev)));
+	struct dlb2 *dlb2 = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%d\n", dlb2->id);
 }
 static DEVICE_ATTR_RO(dev_id);
 
@@ -480,7 +482,7 @@ int dlb2_domain_sysfs_add(struct dlb2_domain *dom)
 	unsigned int i;
 
 	lockdep_assert_held(dlb2->lock);
-	snprintf(prefix, sizeof(prefix), "dlb2_%d", dlb2_cfs_dev_id(dlb2));
+	snprintf(prefix, sizeof(prefix), "dlb2_%d", dlb2->id);
 	dev = stats_add(&domain_type, &dlb2->pdev->dev, prefix, dom->name, dom,
 			NULL, NULL);
 	if (IS_ERR(dev))
