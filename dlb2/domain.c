@@ -342,6 +342,18 @@ err_teardown:
 	return ERR_PTR(ret);
 }
 
+/* Kill the ports and take the domain out of dlb2.domains[]; device lock held. */
+static void unpublish(struct dlb2_domain *dom)
+{
+	struct dlb2 *dlb2 = dom->dlb2;
+	unsigned int i;
+
+	lockdep_assert_held(dlb2->lock);
+	for (i = 0; i < dom->num_ports; i++)
+		dlb2_port_kill(dom->ports[i]);
+	dlb2->domains[dom->res.id] = NULL;
+}
+
 /**
  * dlb2_domain_destroy() - undo dlb2_domain_create() of a domain never used
  * @dom: the domain; the device lock held
@@ -351,14 +363,8 @@ err_teardown:
  */
 void dlb2_domain_destroy(struct dlb2_domain *dom)
 {
-	struct dlb2 *dlb2 = dom->dlb2;
-	unsigned int i;
-
-	lockdep_assert_held(dlb2->lock);
-	for (i = 0; i < dom->num_ports; i++)
-		dlb2_port_kill(dom->ports[i]);
-	dlb2->domains[dom->res.id] = NULL;
-	teardown(dlb2, dom, true);
+	unpublish(dom);
+	teardown(dom->dlb2, dom, true);
 }
 
 /**
@@ -374,12 +380,8 @@ void dlb2_domain_destroy(struct dlb2_domain *dom)
 void dlb2_domain_kill(struct dlb2_domain *dom)
 {
 	struct dlb2 *dlb2 = dom->dlb2;
-	unsigned int i;
 
-	lockdep_assert_held(dlb2->lock);
-	for (i = 0; i < dom->num_ports; i++)
-		dlb2_port_kill(dom->ports[i]);
-	dlb2->domains[dom->res.id] = NULL;
+	unpublish(dom);
 	WRITE_ONCE(dlb2->dying, dlb2->dying + 1);
 }
 
