@@ -32,55 +32,6 @@
 #define DOM		"khp"
 #define SIGBUS_EXIT	42
 
-/* Ask the host for @what ("unplug", "plug"); 0 once it answered 0. */
-static int hotplug(const char *ctl, const char *what)
-{
-	char req[PATH_MAX], done[PATH_MAX], tmp[PATH_MAX];
-	unsigned int i;
-	long rc;
-	FILE *f;
-
-	pathf(req, "%s/request", ctl);
-	pathf(done, "%s/done", ctl);
-	pathf(tmp, "%s/request.tmp", ctl);
-	unlink(done);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", what);
-	fclose(f);
-	if (rename(tmp, req))
-		return -errno;
-	for (i = 0; i < 300; i++) {
-		usleep(100000);
-		f = fopen(done, "r");
-		if (!f)
-			continue;
-		rc = -1;
-		if (fscanf(f, "%ld", &rc) != 1)
-			rc = -1;
-		fclose(f);
-		return rc ? -EIO : 0;
-	}
-	return -ETIMEDOUT;
-}
-
-/* Wait up to @secs for /sys/bus/pci/devices/@bdf to (dis)appear. */
-static bool wait_device(const char *bdf, bool present, unsigned int secs)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	unsigned int i;
-
-	pathf(path, PCI_DEVICES "/%s/dev_id", bdf);
-	for (i = 0; i < secs * 10; i++) {
-		if (!stat(path, &st) == present)
-			return true;
-		usleep(100000);
-	}
-	return false;
-}
-
 static void on_sigbus(int sig)
 {
 	_exit(SIGBUS_EXIT);
@@ -181,8 +132,8 @@ static void unplug_replug(struct __test_metadata *_metadata, const char *how)
 		TH_LOG("the consumer stopped before the unplug: status %#x",
 		       status);
 	}
-	ASSERT_EQ(0, hotplug(ctl, how));
-	ASSERT_TRUE(wait_device(bdf, false, 60)) {
+	ASSERT_EQ(0, dlb2_hotplug(ctl, how));
+	ASSERT_TRUE(dlb2_wait_device(bdf, false, 60)) {
 		TH_LOG("%s still present 60 s after device_del (%s)", bdf, how);
 	}
 	ASSERT_EQ(child, waitpid(child, &status, 0));
@@ -196,8 +147,8 @@ static void unplug_replug(struct __test_metadata *_metadata, const char *how)
 	dlb2_port_close(p);
 	dlb2_domain_destroy(dev, DOM);
 
-	ASSERT_EQ(0, hotplug(ctl, "plug"));
-	ASSERT_TRUE(wait_device(bdf, true, 30)) {
+	ASSERT_EQ(0, dlb2_hotplug(ctl, "plug"));
+	ASSERT_TRUE(dlb2_wait_device(bdf, true, 30)) {
 		TH_LOG("%s not back 30 s after device_add", bdf);
 	}
 	dev = read_num(pci, "dev_id");

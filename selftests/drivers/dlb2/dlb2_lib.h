@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -384,5 +385,59 @@ static inline uint32_t dlb2_csr(struct dlb2_bar *bar, uint64_t off)
 #define DLB2_CSR_AT(bar, off_v2, off_v25, idx) \
 	(((bar)->v25 ? (uint64_t)(off_v25) : (uint64_t)(off_v2)) + \
 	 (uint64_t)(idx) * 0x1000)
+
+/*
+ * The harness's hot-plug control (tools/vm/run --hotplug exports
+ * VM_HOTPLUG_CTL, a directory shared with the host): ask the host for
+ * @what ("unplug", "yank", "plug"); 0 once it answered 0.
+ */
+static inline int dlb2_hotplug(const char *ctl, const char *what)
+{
+	char req[PATH_MAX], done[PATH_MAX], tmp[PATH_MAX];
+	unsigned int i;
+	long rc;
+	FILE *f;
+
+	pathf(req, "%s/request", ctl);
+	pathf(done, "%s/done", ctl);
+	pathf(tmp, "%s/request.tmp", ctl);
+	unlink(done);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", what);
+	fclose(f);
+	if (rename(tmp, req))
+		return -errno;
+	for (i = 0; i < 300; i++) {
+		usleep(100000);
+		f = fopen(done, "r");
+		if (!f)
+			continue;
+		rc = -1;
+		if (fscanf(f, "%ld", &rc) != 1)
+			rc = -1;
+		fclose(f);
+		return rc ? -EIO : 0;
+	}
+	return -ETIMEDOUT;
+}
+
+/* Wait up to @secs for /sys/bus/pci/devices/@bdf to (dis)appear. */
+static inline bool dlb2_wait_device(const char *bdf, bool present,
+				    unsigned int secs)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	unsigned int i;
+
+	pathf(path, PCI_DEVICES "/%s/dev_id", bdf);
+	for (i = 0; i < secs * 10; i++) {
+		if (!stat(path, &st) == present)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
 
 #endif /* DLB2_SELFTEST_LIB_H */

@@ -12,8 +12,9 @@
  * exactly: every payload and size, in order, none lost; the credit pool
  * conserved with CPU threads and the remote side taking and giving
  * concurrently; MR refusals;
- * revocation (domain disable or unbind while the client writes: its writes
- * fail with a remote access error and nothing lands); without global
+ * revocation (domain disable, unbind, or a hot-unplug with the harness's
+ * hot-plug control, while the client writes: its writes fail with a remote
+ * access error and nothing lands); without global
  * atomics, libdlb2's refusal and the lost updates it prevents.
  *
  * Needs: a DLB, dlb2.ko, rdma_rxe receiving in any namespace (patch 4 of
@@ -791,6 +792,48 @@ TEST_F_TIMEOUT(rdma, unbind_revokes_the_dmabuf_mr, 300)
 	NEED_DMABUF_MR();
 	NEED_GLOBAL_ATOMICS();
 	revoke_while_writing(_metadata, self, unbind_and_rebind);
+}
+
+/*
+ * The DLB hot-unplugged (QEMU's device_del, through pciehp) while the MR
+ * is written, then plugged in again and bound (the harness's hot-plug
+ * control; dlb2_hotplug.c).
+ */
+static int unplug_and_replug(FIXTURE_DATA(rdma) *self)
+{
+	const char *ctl = getenv("VM_HOTPLUG_CTL");
+
+	return dlb2_hotplug(ctl, "unplug") ?:
+	       (dlb2_wait_device(self->bdf, false, 60) ? 0 : -ETIMEDOUT) ?:
+	       dlb2_hotplug(ctl, "plug") ?:
+	       (dlb2_wait_device(self->bdf, true, 30) ? 0 : -ETIMEDOUT);
+}
+
+#define NEED_HOTPLUG()							\
+	do {								\
+		if (!getenv("VM_HOTPLUG_CTL"))				\
+			SKIP(return, "needs the harness's hot-plug control (%s)", \
+			     "tools/vm/run --hotplug");			\
+	} while (0)
+
+TEST_F_TIMEOUT(rdma, unplug_revokes_the_mr, 300)
+{
+	if (!self->version)
+		return;
+	NEED_HOTPLUG();
+	NEED_PEERMEM();
+	NEED_GLOBAL_ATOMICS();
+	revoke_while_writing(_metadata, self, unplug_and_replug);
+}
+
+TEST_F_TIMEOUT(rdma, unplug_revokes_the_dmabuf_mr, 300)
+{
+	if (!self->version)
+		return;
+	NEED_HOTPLUG();
+	NEED_DMABUF_MR();
+	NEED_GLOBAL_ATOMICS();
+	revoke_while_writing(_metadata, self, unplug_and_replug);
 }
 
 /* CPU threads and the remote side share the credit word. */
