@@ -23,7 +23,6 @@
 
 #include "compat.h"
 #include "domain.h"
-#include "regs.h"
 
 /**
  * struct dlb2_p2p_map - one dlb2_p2p_map() of a pin, until its unmap

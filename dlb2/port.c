@@ -17,7 +17,6 @@
  * Locks: dlb2.h, "Locking".
  */
 #include <linux/cdev.h>
-#include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/io.h>
@@ -30,8 +29,6 @@
 
 #include "compat.h"
 #include "domain.h"
-#include "hw.h"
-#include "regs.h"
 
 #define DLB2_MAX_PORT_MINORS	4096
 
