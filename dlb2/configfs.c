@@ -343,13 +343,14 @@ static struct config_group *queues_make(struct config_group *group,
 		.depth_threshold = 256,
 		.atomic_inflights = 64,
 	};
-	config_group_init_type_name(&q->group, name, &queue_type);
 	mutex_lock(&dom->dev->lock);
 	if (dom->hw) {
 		mutex_unlock(&dom->dev->lock);
 		kfree(q);
 		return ERR_PTR(-EBUSY);
 	}
+	/* After the check: it allocates a long name, which kfree(q) leaks. */
+	config_group_init_type_name(&q->group, name, &queue_type);
 	list_add_tail(&q->node, &dom->queues);
 	mutex_unlock(&dom->dev->lock);
 	return &q->group;
@@ -677,15 +678,16 @@ static struct config_group *ports_make(struct config_group *group,
 		.cq_depth = 64,
 		.cos = DLB2_ANY_COS,
 	};
-	config_group_init_type_name(&port->group, name, &port_type);
-	config_group_init_type_name(&port->links_group, "links", &links_type);
-	configfs_add_default_group(&port->links_group, &port->group);
 	mutex_lock(&dom->dev->lock);
 	if (dom->hw) {
 		mutex_unlock(&dom->dev->lock);
 		kfree(port);
 		return ERR_PTR(-EBUSY);
 	}
+	/* After the check: it allocates a long name, which kfree(port) leaks. */
+	config_group_init_type_name(&port->group, name, &port_type);
+	config_group_init_type_name(&port->links_group, "links", &links_type);
+	configfs_add_default_group(&port->links_group, &port->group);
 	list_add_tail(&port->node, &dom->ports);
 	mutex_unlock(&dom->dev->lock);
 	return &port->group;
