@@ -5,11 +5,14 @@
  * after its consumer went) and its death at revocation.
  *
  * CQ memory.  The device writes the ring and the consumer reads it through
- * its mapping, so the pages must outlive every mapping, including one that
- * revocation might not reach: they are ordinary pages, each with its own
- * reference count (split_page()), inserted by the fault handler (port.c)
- * with a reference of their own, and the port's references are dropped
- * when the port object goes (its last file closed).  The device's mapping
+ * its mapping.  The same pages serve the port's next opener (after
+ * dlb2_port_release_cq()), so no reference to them may outlive the file:
+ * the fault handler (port.c) maps them as PFNs (VM_IO | VM_PFNMAP) without
+ * a page reference, which get_user_pages() refuses (no vmsplice(), RDMA
+ * registration or O_DIRECT of the ring).  A mapping holds the file, the
+ * file the port, and the port the pages, freed when the port object goes
+ * (its last file closed), so they outlive every mapping.  They are split
+ * (split_page()) so that each is freed on its own.  The device's mapping
  * (dma_map_page()) ends earlier, at domain teardown, while the device is
  * still there.  The DLB is part of x86 server processors, whose DMA is
  * cache-coherent: the consumer polls the ring without syncs, and the
@@ -72,7 +75,7 @@ static void port_free(struct kref *ref)
 	struct dlb2_port *port = container_of(ref, struct dlb2_port, ref);
 	unsigned int i, pages = dlb2_port_cq_map_size(port) >> PAGE_SHIFT;
 
-	/* Pages still mapped somewhere keep the mappings' references. */
+	/* No mapping is left: each held a file, which held the port. */
 	for (i = 0; port->cq_pages && i < pages; i++)
 		__free_page(port->cq_pages + i);
 	kfree(port);

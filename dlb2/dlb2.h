@@ -49,7 +49,9 @@
  *     dma-buf's reservation lock (map and unmap, through dlb2_p2p_map()
  *     and dlb2_p2p_unmap()) and under the peer-memory core's umem
  *     mapping_lock (get_pages, dma_map, dma_unmap).  Under it: the file's
- *     i_mmap lock (unmap_mapping_range()) and dma_map_resource().
+ *     i_mmap lock (unmap_mapping_range()), the page-table lock of the PTE
+ *     the fault handler installs (so that no PTE is installed after a
+ *     revocation's unmap_mapping_range()) and dma_map_resource().
  *
  * The only global locks are dlb2_cfs_devs_mutex and dlb2_minors_lock,
  * both with a narrow scope, and su_mutex (per subsystem, i.e. global),

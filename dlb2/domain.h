@@ -141,7 +141,8 @@ struct dlb2_queue {
  * @cq_depth: configured CQ depth
  * @cq_entries: ring entries, max(cq_depth, 8)
  * @cq_pages: CQ ring: cq_map_size bytes of pages, each with its own count,
- *	       so that a user mapping keeps what it maps; freed with the port
+ *	       mapped to user space as PFNs, without a reference (cq.c);
+ *	       freed with the port
  * @cq_va: CQ ring (kernel address)
  * @cq_dma: CQ ring (bus address), 0 once unmapped (dlb2_port_cq_unmap())
  * @hist_base: first history-list entry
@@ -224,7 +225,8 @@ static inline u32 dlb2_port_cq_map_size(const struct dlb2_port *port)
  * @sysfs_dev: sysfs statistics device (dlb2_<N>.<name>, class dlb2_domain),
  *	       parent of its queues' and ports'
  * @credit_page: the domain credit page (user-mappable, struct dlb2_credit
- *	       pools of include/uapi/linux/dlb2.h)
+ *	       pools of include/uapi/linux/dlb2.h); mappings and pins of it
+ *	       hold page references of their own
  * @num_queues: entries in @queues
  * @queues: its queues, in configuration order
  * @num_ports: entries in @ports

@@ -6,9 +6,15 @@
  * opener at a time.  mmap gives the producer port (write-only, write
  * combining), the CQ ring (read-only) and the domain credit page
  * (read-write); see include/uapi/linux/dlb2.h.  Pages are inserted by the
- * fault handler, never at mmap time, so that revocation (domain disable,
- * unbind) cannot miss a mapping: it marks the port dead under port->lock
- * and zaps the file's mappings, after which every access faults (SIGBUS).
+ * fault handler, never at mmap time, and it installs each PTE itself under
+ * port->lock, so that revocation (domain disable, unbind) cannot miss a
+ * mapping: it marks the port dead under port->lock and zaps the file's
+ * mappings, after which every access faults (SIGBUS).  The producer port
+ * and the CQ ring are mapped as PFNs (VM_IO | VM_PFNMAP), without a page
+ * reference: get_user_pages() refuses them, so nothing (vmsplice(), an
+ * RDMA registration) keeps a CQ page that the port's next opener receives
+ * its QEs in (cq.c).  The credit page, one per domain, is an ordinary page
+ * (VM_MIXEDMAP, inserted with a reference) that RDMA may register.
  *
  * A file holds a reference on its port; the port object (cq.c) outlives
  * the domain, but its dlb2/dom pointers are cleared on revocation and only
@@ -17,6 +23,7 @@
  * Locks: dlb2.h, "Locking".
  */
 #include <linux/cdev.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/io.h>
@@ -85,7 +92,9 @@ static int port_release(struct inode *inode, struct file *file)
 	 * the CQ is recovered: a later opener of the port (another process,
 	 * perhaps) receives nothing their devices write.  Their callbacks
 	 * run with no dlb2 lock held; no new one can be taken meanwhile
-	 * (that needs the file or one of its mappings).
+	 * (that needs one of the file's mappings, and dlb2_p2p_get() holds
+	 * the file from finding the mapping until its pin is listed, so
+	 * this release comes after that pin).
 	 */
 	dlb2_p2p_revoke_all(port);
 	mutex_lock(port->dev_lock);
@@ -106,8 +115,13 @@ static vm_fault_t port_fault(struct vm_fault *vmf)
 	unsigned long region = vma->vm_pgoff << PAGE_SHIFT;
 	unsigned long off = vmf->address - vma->vm_start;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
-	struct page *page = NULL;
 
+	/*
+	 * The PTE is installed here, under port->lock, not by the core after
+	 * we return (vmf->page): dlb2_port_kill() zaps the file's mappings
+	 * under the same lock, so a PTE is either in place before the zap
+	 * or refused after it.
+	 */
 	mutex_lock(&port->lock);
 	if (!port->dlb2)
 		goto out;
@@ -119,16 +133,16 @@ static vm_fault_t port_fault(struct vm_fault *vmf)
 					  pgprot_writecombine(vma->vm_page_prot));
 		break;
 	case DLB2_MMAP_CQ_OFFSET:
-		page = port->cq_pages + (off >> PAGE_SHIFT);
+		/* A PFN, no page reference: nothing can pin the ring. */
+		ret = vmf_insert_pfn(vma, vmf->address,
+				     page_to_pfn(port->cq_pages +
+						 (off >> PAGE_SHIFT)));
 		break;
 	case DLB2_MMAP_CREDIT_OFFSET:
-		page = port->dom->credit_page;
+		/* The mapping's own reference; RDMA may pin it. */
+		ret = vmf_insert_page(vma, vmf->address,
+				      port->dom->credit_page);
 		break;
-	}
-	if (page) {
-		get_page(page);
-		vmf->page = page;
-		ret = 0;
 	}
 out:
 	mutex_unlock(&port->lock);
@@ -174,6 +188,7 @@ struct dlb2_p2p *dlb2_p2p_get(struct mm_struct *mm, unsigned long addr,
 	struct vm_area_struct *vma;
 	struct dlb2_port *port;
 	struct dlb2_p2p *p2p;
+	struct file *file;
 	u32 offset;
 
 	if (!len || addr + len < addr)
@@ -192,11 +207,21 @@ struct dlb2_p2p *dlb2_p2p_get(struct mm_struct *mm, unsigned long addr,
 			      addr, len);
 	}
 	offset = addr - vma->vm_start;
-	kref_get(&port->ref);
+	/*
+	 * Hold the file, not only the port: once the mmap lock is dropped,
+	 * the last munmap() of the file could otherwise release it before
+	 * the pin is listed; the release's dlb2_p2p_revoke_all() would miss
+	 * the pin, which would outlive the file and write into the producer
+	 * port of the port's next opener.  Holding the file (which holds the
+	 * port), its release runs only after our fput(), and finds the pin.
+	 * fput() defers the release (to our return to user space, or a
+	 * worker), so the holder's callback never runs inside this call.
+	 */
+	file = get_file(vma->vm_file);
 	mmap_read_unlock(mm);
 
 	p2p = dlb2_p2p_pin(port, offset, len, domain_id, revoke, priv);
-	dlb2_port_put(port);
+	fput(file);
 	return p2p;
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_get);
@@ -227,10 +252,13 @@ static int port_mmap(struct file *file, struct vm_area_struct *vma)
 			ret = -EINVAL;
 		deny |= VM_WRITE;
 		clear |= VM_MAYWRITE;
+		dlb2_vm_flags_set(vma, VM_IO | VM_PFNMAP);
 		break;
 	case DLB2_MMAP_CREDIT_OFFSET:
 		if (size != DLB2_CREDIT_PAGE_SIZE)
 			ret = -EINVAL;
+		/* vm_insert_page() from the fault handler needs it set now. */
+		dlb2_vm_flags_set(vma, VM_MIXEDMAP);
 		break;
 	default:
 		ret = -EINVAL;

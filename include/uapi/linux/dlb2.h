@@ -88,7 +88,7 @@ struct dlb2_cq_entry {
  */
 #define DLB2_MMAP_PP_OFFSET		0x00000	/* producer port, write-only */
 #define DLB2_PP_SIZE			0x1000
-#define DLB2_MMAP_CQ_OFFSET		0x10000	/* CQ ring, read-only */
+#define DLB2_MMAP_CQ_OFFSET		0x10000	/* CQ ring, read-only, no pins */
 #define DLB2_CQ_MAX_SIZE		0x10000	/* cq_size in dlb2_port_info */
 #define DLB2_MMAP_CREDIT_OFFSET		0x20000	/* domain credit page, r/w */
 #define DLB2_CREDIT_PAGE_SIZE		0x1000

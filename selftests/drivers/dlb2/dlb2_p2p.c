@@ -7,9 +7,10 @@
  * (unmapped) DMA faulting in translated mode, the refusals (not a dlb2
  * mapping, wider than one window, another domain's port, a disabled
  * domain's port, a path the PCI topology check rejects unless overridden),
- * revocation of a held pin on domain disable and on unbind, and revoke
- * callbacks that hold no dlb2 lock (the device configurable while one
- * waits) and keep the domain's resources until they return.
+ * revocation of a held pin on domain disable, on unbind and on the last
+ * munmap() racing the pin, and revoke callbacks that hold no dlb2 lock (the
+ * device configurable while one waits) and keep the domain's resources
+ * until they return.
  *
  * Needs a DLB device, dlb2.ko, an edu device and dlb2_edu.ko; skips
  * otherwise.  DLB2_IOMMU (off|pt|dma), when set by the VM harness, is the
@@ -20,6 +21,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -627,6 +631,160 @@ TEST_F(p2p, close_revokes_holders)
 		ASSERT_EQ(1, next_qe(self, &data, 2000));
 		EXPECT_EQ(90 + i, data);
 	}
+}
+
+/*
+ * The unmapper of pin_races_last_munmap: a real-time thread on the
+ * pinner's CPU.  Each round it sleeps until @wake, then unmaps @pp, the
+ * port's last reference; the kernel switches to it at once if the pinner
+ * runs in user space, else at the pinner's next preemption point.
+ */
+struct pin_race {
+	sem_t go, done;
+	void *pp;		/* NULL: stop */
+	struct timespec wake;
+	int err;		/* setting up the thread */
+};
+
+static void *pin_race_unmapper(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	struct pin_race *r = arg;
+
+	r->err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	sem_post(&r->done);
+	for (;;) {
+		while (sem_wait(&r->go) && errno == EINTR)
+			;
+		if (!r->pp)
+			return NULL;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &r->wake,
+				       NULL) == EINTR)
+			;
+		munmap(r->pp, DLB2_PP_SIZE);
+		sem_post(&r->done);
+	}
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/*
+ * A pin taken while the last reference of the port's file goes (its last
+ * mapping, unmapped by another thread): either the pin is refused (the
+ * mapping was gone), or the file's release sees it and revokes it.  What
+ * must not happen is the release running between dlb2_p2p_get() finding
+ * the mapping and the pin being listed: the pin would outlive the file and
+ * write into the producer port of the port's next opener.  The unmapper
+ * is a real-time thread on the pinner's CPU, woken by a timer 100 us after
+ * the round starts; the pinner spins in user space for a while before it
+ * pins, a while that dithers around the boundary between "refused" (the
+ * timer fired while it spun) and "pinned" (a step less after a refusal,
+ * more after a pin), where that window is.  After each round the port
+ * opens again, and a pin that was taken must be revoked and its DMA
+ * refused.  DLB2_PIN_RACE_SECONDS: how long (4 s).
+ */
+TEST_F(p2p, pin_races_last_munmap)
+{
+	const char *env = getenv("DLB2_PIN_RACE_SECONDS");
+	int64_t end = now_ns() + (env ? atof(env) : 4) * 1e9;
+	int64_t base, spin = 100000, step = 1000;
+	unsigned long rounds = 0, pinned = 0, refused = 0, other = 0;
+	unsigned long alive = 0, delivered = 0;
+	struct dlb2_edu_dma d = { .domain_id = -1 };
+	struct dlb2_edu_pin pin;
+	struct pin_race r = { 0 };
+	char node[PATH_MAX];
+	uint64_t data;
+	pthread_t t;
+	cpu_set_t cpus;
+	int fd, edu, ret, err;
+
+	if (!self->version)
+		return;
+	pathf(node, "/dev/dlb2/%ld/kp2p/p", self->dev_id);
+	munmap(self->pp, DLB2_PP_SIZE);
+	self->pp = NULL;
+	close(self->pfd);
+	self->pfd = -1;
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu(), &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	ASSERT_EQ(0, sem_init(&r.go, 0, 0));
+	ASSERT_EQ(0, sem_init(&r.done, 0, 0));
+	ASSERT_EQ(0, pthread_create(&t, NULL, pin_race_unmapper, &r));
+	while (sem_wait(&r.done) && errno == EINTR)
+		;
+	if (r.err) {
+		r.pp = NULL;
+		sem_post(&r.go);
+		pthread_join(t, NULL);
+		SKIP(return, "no SCHED_FIFO thread: %s", strerror(r.err));
+	}
+	while (now_ns() < end) {
+		fd = open(node, O_RDWR);
+		ASSERT_LE(0, fd);
+		r.pp = mmap(NULL, DLB2_PP_SIZE, PROT_WRITE, MAP_SHARED, fd,
+			    DLB2_MMAP_PP_OFFSET);
+		ASSERT_NE(MAP_FAILED, r.pp);
+		close(fd);		/* the mapping is the last reference */
+		edu = open("/dev/dlb2_edu", O_RDWR);
+		ASSERT_LE(0, edu);
+		pin = (struct dlb2_edu_pin){ .va = (uintptr_t)r.pp, .len = 64 };
+		base = now_ns();
+		r.wake.tv_sec = (base + 100000) / 1000000000;
+		r.wake.tv_nsec = (base + 100000) % 1000000000;
+		sem_post(&r.go);
+		while (now_ns() < base + spin)
+			;
+		ret = ioctl(edu, DLB2_EDU_PIN, &pin);
+		err = errno;
+		while (sem_wait(&r.done) && errno == EINTR)
+			;
+		rounds++;
+		if (!ret) {
+			pinned++;
+			ASSERT_EQ(0, ioctl(edu, DLB2_EDU_PIN_STATE, &pin));
+			hcws(&d, self->cinfo.dir_queue_id, 4 * rounds);
+			if (pin.revoked != 1 && !alive++)
+				TH_LOG("round %lu: the pin outlived the file (%u revocations)",
+				       rounds, pin.revoked);
+			if (!ioctl(edu, DLB2_EDU_PIN_DMA, &d))
+				delivered += next_qe(self, &data, 1000);
+		} else if (err == EINVAL) {
+			refused++;
+		} else if (!other++) {
+			TH_LOG("round %lu: pin failed: %s", rounds, strerror(err));
+		}
+		/* The port's next opener gets it, and nothing of the pin. */
+		fd = open(node, O_RDWR);
+		EXPECT_LE(0, fd);
+		if (fd >= 0)
+			close(fd);
+		close(edu);
+		/* Dither around the boundary between refused and pinned. */
+		spin += (ret ? -step : step) + rand() % 1001 - 500;
+		if (spin < 0)
+			spin = 0;
+	}
+	r.pp = NULL;
+	sem_post(&r.go);
+	pthread_join(t, NULL);
+	TH_LOG("%lu rounds: %lu pinned, %lu refused, %lu other", rounds,
+	       pinned, refused, other);
+	TH_LOG("%lu pins outlived the file, %lu of their DMAs reached the port",
+	       alive, delivered);
+	EXPECT_EQ(0, alive);
+	EXPECT_EQ(0, delivered);
+	EXPECT_EQ(0, other);
+	/* Both sides of the boundary were reached: the window was in range. */
+	EXPECT_LT(0, pinned);
+	EXPECT_LT(0, refused);
 }
 
 /*

@@ -3,8 +3,8 @@
  * dlb2 port device tests, with raw HCW writes (no library): one opener,
  * port information, mmap rules, a directed round trip, the CQ interrupt
  * through poll() and read(), revocation of every mapping on domain disable
- * and on unbind, recovery of a port whose consumer was killed, and
- * isolation between two domains.
+ * and on unbind, recovery of a port whose consumer was killed, a CQ ring
+ * that cannot be pinned past its file, and isolation between two domains.
  *
  * Needs a DLB device and dlb2.ko loaded; skips without a device.
  */
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <x86intrin.h>
 
@@ -498,6 +499,62 @@ TEST_F(port, killed_consumer_does_not_wedge)
 	hcw(&lp, DLB2_CMD_COMP_T, 0, 0, 0, 0);
 	EXPECT_EQ(0, port_stat(_metadata, self->pci, "kport", "lp", "inflight"));
 	unmap_port(&lp);
+	unmap_port(&dp);
+}
+
+/*
+ * The CQ ring cannot be pinned (vmsplice(), RDMA registration, O_DIRECT):
+ * its pages go to the port's next opener, so a page reference that
+ * outlived the file would show that opener's QEs.  get_user_pages()
+ * refuses the mapping (EFAULT); reading it works.  The domain credit page,
+ * which every port of the domain shares and RDMA may register, can still
+ * be pinned.
+ */
+TEST_F(port, cq_cannot_be_pinned)
+{
+	struct iovec iov = { .iov_len = 4096 };
+	uint64_t credit, page[512];
+	struct dlb2_cq_entry e;
+	int cq_pipe[2], cr_pipe[2];
+	struct maps dp;
+	ssize_t n;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x1111);
+	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
+	EXPECT_EQ(0x1111, e.data);
+	hcw(&dp, DLB2_CMD_BAT_T, 0, 0, 0, 0);
+	ASSERT_EQ(0, pipe(cq_pipe));
+	ASSERT_EQ(0, pipe(cr_pipe));
+	iov.iov_base = (void *)dp.cq;
+	n = vmsplice(cq_pipe[1], &iov, 1, 0);
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(EFAULT, errno);
+	if (n > 0) {
+		/* What a pin gives away: the next opener's QEs. */
+		unmap_port(&dp);
+		ASSERT_EQ(0, map_port(self->node_dp, &dp));
+		hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+		    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x5ec7e7);
+		ASSERT_EQ(1, cq_wait(&dp, 0, &e));
+		ASSERT_EQ(n, read(cq_pipe[0], page, n));
+		EXPECT_NE(0x5ec7e7, page[0]) {
+			TH_LOG("the old opener's pipe holds the next opener's QE");
+		}
+	}
+	/* The credit page: pinned, the pipe reads what the mapping holds. */
+	credit = dp.credits[0];
+	iov.iov_base = (void *)dp.credits;
+	EXPECT_EQ(4096, vmsplice(cr_pipe[1], &iov, 1, 0));
+	EXPECT_EQ(4096, read(cr_pipe[0], page, 4096));
+	EXPECT_EQ(credit, page[0]);
+	close(cq_pipe[0]);
+	close(cq_pipe[1]);
+	close(cr_pipe[0]);
+	close(cr_pipe[1]);
 	unmap_port(&dp);
 }
 
