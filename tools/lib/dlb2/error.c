@@ -4,10 +4,14 @@
  * caller can say which configfs file refused what, and why (the domain's
  * "status" text).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* struct dlb2_error keeps the size it had with PATH_MAX */
+_Static_assert(DLB2_PATH_MAX == PATH_MAX, "DLB2_PATH_MAX is not PATH_MAX");
 
 static __thread struct dlb2_error last;
 

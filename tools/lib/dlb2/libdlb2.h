@@ -31,6 +31,11 @@ extern "C" {
 #endif
 
 #define DLB2_NAME_MAX		32	/* domain, queue, port names */
+/*
+ * Size of struct dlb2_error's path: Linux's PATH_MAX, which <limits.h>
+ * defines only for POSIX (not for strict ISO C).
+ */
+#define DLB2_PATH_MAX		4096
 #define DLB2_MAX_LINKS		8	/* queues a load-balanced port links */
 #define DLB2_UNSET		(-1)	/* attribute left at the driver default */
 #define DLB2_COS_ANY		(-2)	/* port cos "any" */
@@ -49,7 +54,7 @@ extern "C" {
 struct dlb2_error {
 	int err;
 	char op[16];
-	char path[PATH_MAX];
+	char path[DLB2_PATH_MAX];
 	char value[64];
 	char status[256];
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * libdlb2 data path, inline for speed.  Included by libdlb2.h; do not
- * include on its own.
+ * libdlb2 data path, inline for speed.  Included by libdlb2.h, and
+ * includes it: either may be included first.
  *
  * Rules it keeps for the caller (the device raises an alarm otherwise):
  *  - an HCW carrying a QE (NEW, FWD, FRAG and their _T forms) is written only
@@ -18,6 +18,11 @@
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
+#include "libdlb2.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
 
 #define dlb2_likely(x)		__builtin_expect(!!(x), 1)
@@ -107,8 +112,8 @@ static inline void dlb2_hcw_arm(struct dlb2_hcw *h)
 /* MOVDIR64B %rdx -> (%rax), encoded for assemblers that lack it. */
 static inline void dlb2_movdir64b(void *dst, const void *src)
 {
-	asm volatile(".byte 0x66,0x0f,0x38,0xf8,0x02"
-		     : : "a" (dst), "d" (src) : "memory");
+	__asm__ __volatile__(".byte 0x66,0x0f,0x38,0xf8,0x02"
+			     : : "a" (dst), "d" (src) : "memory");
 }
 
 static inline void dlb2_sfence(void)
@@ -283,26 +288,41 @@ static inline void dlb2_pp_write_rep(struct dlb2_port *p,
 #define DLB2_C_TOK1	0x10	/* returns one token */
 #define DLB2_C_TOKN	0x20	/* returns lock_id + 1 tokens */
 
+/* 16 undefined command bytes */
+#define DLB2_C_BAD16	DLB2_C_BAD, DLB2_C_BAD, DLB2_C_BAD, DLB2_C_BAD, \
+			DLB2_C_BAD, DLB2_C_BAD, DLB2_C_BAD, DLB2_C_BAD, \
+			DLB2_C_BAD, DLB2_C_BAD, DLB2_C_BAD, DLB2_C_BAD, \
+			DLB2_C_BAD, DLB2_C_BAD, DLB2_C_BAD, DLB2_C_BAD
+
 static inline unsigned int dlb2_cmd_props(uint8_t cmd)
 {
-	/* every byte value, so that no range check is needed */
+	/*
+	 * Every byte value, so that no range check is needed; in order,
+	 * without designators, so that C++ takes it too.
+	 */
 	static const uint8_t props[256] = {
-		[0x10 ... 0xff]	  = DLB2_C_BAD,
-		[DLB2_CMD_NOOP]	  = 0,
-		[DLB2_CMD_BAT_T]  = DLB2_C_TOKN,
-		[DLB2_CMD_COMP]	  = DLB2_C_COMP | DLB2_C_LDB,
-		[DLB2_CMD_COMP_T] = DLB2_C_COMP | DLB2_C_LDB | DLB2_C_TOKN,
-		[0x4]		  = DLB2_C_BAD,
-		[DLB2_CMD_ARM]	  = 0,
-		[0x6 ... 0x7]	  = DLB2_C_BAD,
-		[DLB2_CMD_NEW]	  = DLB2_C_CREDIT,
-		[DLB2_CMD_NEW_T]  = DLB2_C_CREDIT | DLB2_C_TOK1,
-		[DLB2_CMD_FWD]	  = DLB2_C_CREDIT | DLB2_C_COMP | DLB2_C_LDB,
-		[DLB2_CMD_FWD_T]  = DLB2_C_CREDIT | DLB2_C_COMP | DLB2_C_LDB |
-				    DLB2_C_TOK1,
-		[DLB2_CMD_FRAG]	  = DLB2_C_CREDIT | DLB2_C_LDB,
-		[DLB2_CMD_FRAG_T] = DLB2_C_CREDIT | DLB2_C_LDB | DLB2_C_TOK1,
-		[0xe ... 0xf]	  = DLB2_C_BAD,
+		0,						/* NOOP */
+		DLB2_C_TOKN,					/* BAT_T */
+		DLB2_C_COMP | DLB2_C_LDB,			/* COMP */
+		DLB2_C_COMP | DLB2_C_LDB | DLB2_C_TOKN,		/* COMP_T */
+		DLB2_C_BAD,					/* 0x4 */
+		0,						/* ARM */
+		DLB2_C_BAD,					/* 0x6 */
+		DLB2_C_BAD,					/* 0x7 */
+		DLB2_C_CREDIT,					/* NEW */
+		DLB2_C_CREDIT | DLB2_C_TOK1,			/* NEW_T */
+		DLB2_C_CREDIT | DLB2_C_COMP | DLB2_C_LDB,	/* FWD */
+		DLB2_C_CREDIT | DLB2_C_COMP | DLB2_C_LDB |
+			DLB2_C_TOK1,				/* FWD_T */
+		DLB2_C_CREDIT | DLB2_C_LDB,			/* FRAG */
+		DLB2_C_CREDIT | DLB2_C_LDB | DLB2_C_TOK1,	/* FRAG_T */
+		DLB2_C_BAD,					/* 0xe */
+		DLB2_C_BAD,					/* 0xf */
+		DLB2_C_BAD16, DLB2_C_BAD16, DLB2_C_BAD16,	/* 0x10..0xff */
+		DLB2_C_BAD16, DLB2_C_BAD16, DLB2_C_BAD16,
+		DLB2_C_BAD16, DLB2_C_BAD16, DLB2_C_BAD16,
+		DLB2_C_BAD16, DLB2_C_BAD16, DLB2_C_BAD16,
+		DLB2_C_BAD16, DLB2_C_BAD16, DLB2_C_BAD16,
 	};
 
 	return props[cmd];
@@ -720,5 +740,9 @@ static inline int dlb2_dequeue_burst(struct dlb2_port *p,
 	}
 	return (int)n;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* LIBDLB2_DP_H */

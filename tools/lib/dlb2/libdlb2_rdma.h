@@ -30,6 +30,10 @@
 
 #include "dlb2_user.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct dlb2_rc - a connected queue pair to a DLB server
  * @qp: reliable-connected queue pair, connected
@@ -175,5 +179,9 @@ struct dlb2_credit_race {
  */
 int dlb2_credit_race(struct dlb2_rc *rc, uint64_t *word,
 		     struct dlb2_credit_race *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* LIBDLB2_RDMA_H */

@@ -233,6 +233,40 @@ static void rules_ldb_port(void)
 	dlb2_port_close(p);
 }
 
+/*
+ * What each command byte does (the data path's table, written in order for
+ * C++), against the commands by name: every other byte is undefined.
+ */
+static void command_table(void)
+{
+	static const struct { uint8_t cmd; unsigned int props; } defined[] = {
+		{ DLB2_CMD_NOOP, 0 },
+		{ DLB2_CMD_BAT_T, DLB2_C_TOKN },
+		{ DLB2_CMD_COMP, DLB2_C_COMP | DLB2_C_LDB },
+		{ DLB2_CMD_COMP_T, DLB2_C_COMP | DLB2_C_LDB | DLB2_C_TOKN },
+		{ DLB2_CMD_ARM, 0 },
+		{ DLB2_CMD_NEW, DLB2_C_CREDIT },
+		{ DLB2_CMD_NEW_T, DLB2_C_CREDIT | DLB2_C_TOK1 },
+		{ DLB2_CMD_FWD, DLB2_C_CREDIT | DLB2_C_COMP | DLB2_C_LDB },
+		{ DLB2_CMD_FWD_T, DLB2_C_CREDIT | DLB2_C_COMP | DLB2_C_LDB |
+				  DLB2_C_TOK1 },
+		{ DLB2_CMD_FRAG, DLB2_C_CREDIT | DLB2_C_LDB },
+		{ DLB2_CMD_FRAG_T, DLB2_C_CREDIT | DLB2_C_LDB | DLB2_C_TOK1 },
+	};
+	unsigned int cmd, i, got, want;
+
+	for (cmd = 0; cmd < 256; cmd++) {
+		want = DLB2_C_BAD;
+		for (i = 0; i < sizeof(defined) / sizeof(defined[0]); i++)
+			if (defined[i].cmd == cmd)
+				want = defined[i].props;
+		got = dlb2_cmd_props((uint8_t)cmd);
+		if (got != want)
+			diag("command 0x%02x:", cmd);
+		CHECK_EQ(got, want);
+	}
+}
+
 /* Auto pop: one BAT_T per dequeue burst, lock_id = n - 1. */
 static void auto_pop(void)
 {
@@ -358,6 +392,7 @@ int main(void)
 		printf("ok %d - movdir64b_writes # SKIP no MOVDIR64B\n", ++tap_n);
 	RUN(rules_dir_port);
 	RUN(rules_ldb_port);
+	RUN(command_table);
 	RUN(auto_pop);
 	RUN(release_comp_t);
 	RUN(forward);
