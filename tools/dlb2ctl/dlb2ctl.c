@@ -24,6 +24,10 @@
 #include "tree.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* the project's version: the Makefile passes the top-level file VERSION */
+#ifndef DLB2CTL_VERSION
+#error "DLB2CTL_VERSION is not defined: build with tools/dlb2ctl/Makefile"
+#endif
 #ifndef fallthrough
 #define fallthrough	__attribute__((__fallthrough__))
 #endif
@@ -52,6 +56,7 @@ static const char usage_main[] =
 "Options:\n"
 "  --configfs DIR    configfs directory of dlb2 (/sys/kernel/config/dlb2)\n"
 "  --sysfs DIR       sysfs mount point (/sys)\n"
+"  --version         print the version and exit\n"
 "\n"
 "The JSON schema: tools/lib/dlb2/README.md.  'dlb2ctl COMMAND --help' for more.\n";
 
@@ -81,7 +86,8 @@ static const char usage_save[] =
 "domain is enabled; no hardware ids, no status.\n"
 "\n"
 "  -d N      only device N\n"
-"  -o FILE   write FILE (replaced only when everything was read)\n";
+"  -o FILE   write FILE (replaced only when everything was read), creating\n"
+"            the directories above it that are missing (mode 0755)\n";
 
 static const char usage_show[] =
 "Usage: dlb2ctl show [-j] [-d N] [DOMAIN]\n"
@@ -101,7 +107,7 @@ static const char usage_stats[] =
 "/sys/bus/pci/devices/BDF, one line per directory, and the statistics of\n"
 "its enabled domains (devices dlb2_domain/dlb2_N.DOMAIN), their queues\n"
 "(queue.NAME) and ports (port.NAME), labelled domains/DOMAIN,\n"
-"queues/NAME and ports/NAME.\n"
+"queues/NAME and ports/NAME.  A BDF that is not bound to dlb2 is an error.\n"
 "\n"
 "  -j        JSON: { BDF: { \"hw_version\": ..., \"total_resources\": {...},\n"
 "            \"avail_resources\": {...}, \"domains\": {...} } }\n";
@@ -335,6 +341,42 @@ static int cmd_apply(int argc, char **argv)
 	return rc;
 }
 
+/* Create the missing directories above save -o's FILE, mode 0755. */
+static int make_parents(const char *file)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	char *p, c;
+	int err;
+
+	if (snprintf(dir, sizeof(dir), "%s", file) >= (int)sizeof(dir)) {
+		fprintf(stderr, "dlb2ctl: save -o %s: %s\n", file, strerror(ENAMETOOLONG));
+		return 1;
+	}
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		return 0;
+	*p = '\0';
+	/* each leading directory, the last one included, as mkdir -p */
+	for (p = dir + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		c = *p;
+		*p = '\0';
+		err = mkdir(dir, 0755) ? errno : 0;
+		if (err == EEXIST)
+			err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (err) {
+			fprintf(stderr, "dlb2ctl: save -o %s: cannot create directory %s: %s\n",
+				file, dir, strerror(err));
+			return 1;
+		}
+		if (!c)
+			return 0;
+		*p = c;
+	}
+}
+
 static int cmd_save(int argc, char **argv)
 {
 	char tmp[PATH_MAX];
@@ -343,6 +385,8 @@ static int cmd_save(int argc, char **argv)
 	i = cmd_opts(argc, argv, usage_save, "do");
 	need_configfs();
 	if (out_file) {
+		if (make_parents(out_file))
+			return 1;
 		snprintf(tmp, sizeof(tmp), "%s.tmp", out_file);
 		if (!freopen(tmp, "w", stdout)) {
 			fprintf(stderr, "dlb2ctl: %s: %s\n", tmp, strerror(errno));
@@ -673,6 +717,43 @@ static void stats_one(const char *bdf, bool first)
 		printf("\n  }");
 }
 
+/*
+ * Whether @bdf is a PCI function bound to dlb2, as the functions stats
+ * lists without one; if not, says so and why.
+ */
+static bool stats_bound(const char *bdf)
+{
+	char path[PATH_MAX], drv[PATH_MAX];
+	const char *name;
+	struct stat st;
+	ssize_t n;
+
+	/* the names of PCI functions, as 0000:6d:00.0 */
+	if (!strchr(bdf, ':') || strchr(bdf, '/')) {
+		fprintf(stderr, "dlb2ctl: stats %s: not a PCI function (such as 0000:6d:00.0)\n",
+			bdf);
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/bus/pci/drivers/dlb2/%s", sysfs, bdf);
+	if (!lstat(path, &st))
+		return true;
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s", sysfs, bdf);
+	if (lstat(path, &st)) {
+		fprintf(stderr, "dlb2ctl: stats %s: no such PCI function (%s: %s)\n",
+			bdf, path, strerror(errno));
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/driver", sysfs, bdf);
+	n = readlink(path, drv, sizeof(drv) - 1);
+	name = "no driver";
+	if (n > 0) {
+		drv[n] = '\0';
+		name = strrchr(drv, '/') ? strrchr(drv, '/') + 1 : drv;
+	}
+	fprintf(stderr, "dlb2ctl: stats %s: bound to %s, not to dlb2\n", bdf, name);
+	return false;
+}
+
 static int cmd_stats(int argc, char **argv)
 {
 	char path[PATH_MAX];
@@ -685,6 +766,8 @@ static int cmd_stats(int argc, char **argv)
 		return 2;
 	}
 	if (argc - i == 1) {
+		if (!stats_bound(argv[i]))
+			return 1;
 		if (json)
 			printf("{");
 		stats_one(argv[i], true);
@@ -771,6 +854,7 @@ int main(int argc, char **argv)
 		{ "configfs", required_argument, NULL, 'C' },
 		{ "sysfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -798,6 +882,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_main, stdout);
+			return 0;
+		case 'V':
+			printf("dlb2ctl %s\n", DLB2CTL_VERSION);
 			return 0;
 		default:
 			fputs(usage_main, stderr);
