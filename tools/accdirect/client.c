@@ -23,12 +23,14 @@
 #include "accdirect.h"
 #include "pattern.h"
 
-static void usage(void)
+/* The usage on @f, then exit with @status (0: asked for, 2: an error). */
+static void usage(FILE *f, int status)
 {
-	fprintf(stderr, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT [-c WINDOW] [-b BATCH]\n"
-			"                        [-f FLOWS] [-Q QUEUES] [-P PRIORITY] [-t atomic|unordered|ordered]\n"
-			"                        [-C | -u] [-r RATE [-S SEED]]\n");
-	exit(2);
+	fprintf(f, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT [-c WINDOW] [-b BATCH]\n"
+		   "                        [-f FLOWS] [-Q QUEUES] [-P PRIORITY] [-t atomic|unordered|ordered]\n"
+		   "                        [-C | -u] [-r RATE [-S SEED]]\n"
+		   "       accdirect-client -h | --help\n");
+	exit(status);
 }
 
 static double now(void)
@@ -65,6 +67,10 @@ static double uniform01(uint64_t *x)
 
 int main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	/* payloads of consecutive slots in one write: the faster on rxe */
 	struct accd_client_attr attr = { .coalesce = true };
 	struct accd_qe_attr qa = { .sched_type = ACCD_SCHED_QUEUE };
@@ -77,7 +83,8 @@ int main(int argc, char **argv)
 	double t0, t, rate = 0, due = 0, *start, *lat;
 	int ch, n, i, ret = 0;
 
-	while ((ch = getopt(argc, argv, "s:g:n:c:b:f:Q:P:t:Cur:S:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:g:n:c:b:f:Q:P:t:Cur:S:h", longopts,
+				 NULL)) != -1) {
 		switch (ch) {
 		case 's': attr.server = optarg; break;
 		case 'g': attr.agent = optarg; break;
@@ -89,12 +96,12 @@ int main(int argc, char **argv)
 		case 'r':
 			rate = strtod(optarg, &end);
 			if (end == optarg || *end || !(rate > 0) || rate > 1e9)
-				usage();
+				usage(stderr, 2);
 			break;
 		case 'S':
 			seed = strtoull(optarg, &end, 0);
 			if (end == optarg || *end)
-				usage();
+				usage(stderr, 2);
 			break;
 		case 'f': flows = strtoul(optarg, NULL, 0); break;
 		case 'Q': queues = strtoul(optarg, NULL, 0); break;
@@ -107,15 +114,16 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "ordered"))
 				qa.sched_type = DLB2_SCHED_ORDERED;
 			else
-				usage();
+				usage(stderr, 2);
 			break;
-		default: usage();
+		case 'h': usage(stdout, 0); break;
+		default: usage(stderr, 2);
 		}
 	}
 	if (!attr.server || !attr.agent || !count || optind != argc ||
 	    !flows || flows > 65536 || !queues || queues > ACCD_MAX_QUEUES ||
 	    qa.prio > 7 || attr.window > 4096 || rate < 0 || !seed)
-		usage();
+		usage(stderr, 2);
 	start = calloc(count, sizeof(*start));
 	lat = calloc(count, sizeof(*lat));
 	if (!start || !lat) {

@@ -103,19 +103,25 @@ static unsigned int split(char *s, const char **v)
 	return n;
 }
 
-static void usage(void)
+/* The usage on @f, then exit with @status (0: asked for, 2: an error). */
+static void usage(FILE *f, int status)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: accdirect-server -a IP [-d DEV] [-D DOMAIN] [-q QUEUE[,QUEUE...]]\n"
 		"                        [-p PORT[,PORT...]] [-w PORT[,PORT...]] [-n COUNT]\n"
 		"                        [-s SLOTS] [-z SLOT_SIZE] [-N MAX_CLIENTS] [-b BURST]\n"
 		"                        [-m auto|dmabuf|peermem] [-B SPIN,YIELD,SLEEP_US]\n"
-		"                        [-c CPU_ENQUEUE_IP]\n");
-	exit(2);
+		"                        [-c CPU_ENQUEUE_IP]\n"
+		"       accdirect-server -h | --help\n");
+	exit(status);
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	static const char *queues[MAX_LIST], *producers[MAX_LIST], *workers[MAX_LIST];
 	char qlist[] = "requests", plist[] = "agent", wlist[] = "w0,w1";
 	struct accd_server_attr attr = {
@@ -135,7 +141,8 @@ int main(int argc, char **argv)
 	attr.nr_queues = split(qlist, queues);
 	attr.nr_producers = split(plist, producers);
 	attr.nr_workers = split(wlist, workers);
-	while ((c = getopt(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:")) != -1) {
+	while ((c = getopt_long(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:h",
+				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': attr.ip = optarg; break;
 		case 'd': attr.dev = atoi(optarg); break;
@@ -150,14 +157,15 @@ int main(int argc, char **argv)
 		case 'b': attr.burst = strtoul(optarg, NULL, 0); break;
 		case 'B':
 			if (accd_backoff_parse(optarg, &attr.backoff))
-				usage();
+				usage(stderr, 2);
 			break;
 		case 'c': cpu.ip = optarg; break;
 		case 'm':
 			if (dlb2_mr_path_parse(optarg, &attr.mr))
-				usage();
+				usage(stderr, 2);
 			break;
-		default: usage();
+		case 'h': usage(stdout, 0); break;
+		default: usage(stderr, 2);
 		}
 	}
 	if (!attr.slot_size)
@@ -167,7 +175,7 @@ int main(int argc, char **argv)
 	    attr.nr_queues > ACCD_MAX_QUEUES || !attr.nr_producers ||
 	    !attr.nr_workers || attr.slot_size < 64 || attr.slot_size > 65528 ||
 	    attr.slot_size % 8 || attr.burst > 64)
-		usage();
+		usage(stderr, 2);
 	attr.queues = queues;
 	attr.producers = producers;
 	attr.workers = workers;
