@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libaccdirect: acc-dlb-lib of the AccDirect paper (ISCA'25, §4) as a
  * library.  Three roles, each an object an application drives:

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The agent (accdirect.h): a connection to the server for the producer
  * port and the credit word, a listener for clients, a metadata ring per

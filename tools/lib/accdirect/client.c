@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The client (accdirect.h).  Request r uses slot r % nr_slots of the server
  * and ring entry r % nr_entries of the agent, and stays in the window

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * rdma_cm connections of libaccdirect (internal.h).  The connecting side
  * names its role in the connect request's private data, the accepting side

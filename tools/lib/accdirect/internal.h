@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libaccdirect's internals: rdma_cm connections (conn.c) shared by the
  * server, the agent and the client.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libaccdirect's pure logic (accdirect.h): request encoding, QEs into
  * lines, the credit cache, the signalling cadence of a send queue and the

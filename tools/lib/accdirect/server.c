@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The server (accdirect.h): the domain's ports, a connection-manager thread
  * that accepts agents (a producer port each) and clients (payload slots

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2: scheduling-domain set-up through configfs
  * (Documentation/ABI/testing/configfs-dlb2).

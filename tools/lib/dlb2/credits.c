@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2: the software mirror of the domain's device credit pools.
  *

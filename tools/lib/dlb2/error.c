@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2: the per-thread record of the last failing setup call, so that a
  * caller can say which configfs file refused what, and why (the domain's

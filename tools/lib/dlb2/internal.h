@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libdlb2 internals shared between its files. */
 #ifndef LIBDLB2_INTERNAL_H
 #define LIBDLB2_INTERNAL_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2: a small JSON reader for configuration files.  Builds a tree of
  * struct json with the line and column of each value, so that the schema

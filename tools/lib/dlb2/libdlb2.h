@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libdlb2: user-space library of the AccDirect DLB 2.0/2.5 driver.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libdlb2 data path, inline for speed.  Included by libdlb2.h, and
  * includes it: either may be included first.

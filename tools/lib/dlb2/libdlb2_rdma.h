@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libdlb2-rdma: the remote side of AccDirect.  A process on another host
  * (or a SmartNIC's cores) shares a DLB domain's credit pool and enqueues

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2: the in-memory port.  PP, CQ ring and credit page are ordinary
  * memory, so the data path runs unchanged without a device.  The caller

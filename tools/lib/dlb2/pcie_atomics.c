@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2_rdma: the PCIe AtomicOp path of an RDMA device (pcie_atomics.h),
  * read from sysfs config space as Linux's pci_enable_atomic_ops_to_root()

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libdlb2_rdma: can an RDMA device's atomics share a word with the CPUs?
  *

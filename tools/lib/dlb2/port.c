@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2: port devices (/dev/dlb2/<N>/<domain>/<port>): open, port info,
  * the three mappings (PP, CQ, credit page), blocking wait, close.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2-rdma: credits by remote atomics and enqueue by RDMA WRITE
  * (libdlb2_rdma.h).  Every operation is posted signalled and waited for:

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libdlb2: configuration files.  Checks a JSON tree (json.c) against the
  * schema of README.md into a struct dlb2_spec, with messages that name the

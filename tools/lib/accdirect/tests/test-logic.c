@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Unit tests of libaccdirect's pure logic (logic.c): the metadata entry and
  * its QE, QEs into 64-byte lines, the credit cache, the signalling cadence

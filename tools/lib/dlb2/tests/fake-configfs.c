@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A stand-in for the dlb2 configfs tree in an ordinary directory, for tests
  * without the driver.  Programs linked with -Wl,--wrap=mkdir,--wrap=rmdir

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A stand-in for the dlb2 configfs tree: see fake-configfs.c. */
 #ifndef DLB2_FAKE_CONFIGFS_H
 #define DLB2_FAKE_CONFIGFS_H

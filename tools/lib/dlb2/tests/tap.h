@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Minimal TAP for the libdlb2 unit tests: each test function is one
  * "ok N - name" line; CHECK* macros inside it record failures as "#"

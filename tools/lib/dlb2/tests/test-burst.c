@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The burst paths of libdlb2_dp.h (one-command enqueue bursts, CQ entries
  * checked and copied four at a time, releases and token returns written

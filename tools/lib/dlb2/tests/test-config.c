@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * configfs set-up against a stand-in for configfs (fake-configfs.c: a
  * temporary directory where mkdir also creates the attributes the driver

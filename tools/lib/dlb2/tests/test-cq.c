@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * CQ ring and generation bit: several laps over rings of depth 8, 64 and
  * 1024 with 16- and 64-byte entries, bursts that straddle the wrap, stale

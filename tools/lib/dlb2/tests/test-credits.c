@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Credits: refills in quanta, per-pool accounting (DLB 2.0 LDB/DIR pools,
  * DLB 2.5 one pool), no HCW written without a credit, consumers giving

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * HCW encoding: the exact 16 bytes of each command, as built and as written
  * to the PP (captured, 16-byte stores, MOVDIR64B lines), and the rules the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Configuration files: a full valid file read into the exact spec, the
  * JSON reader's corner cases, and errors (syntax, unknown key, wrong type,

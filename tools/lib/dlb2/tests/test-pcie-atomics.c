@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The PCIe AtomicOp path check (pcie_atomics.c) against stand-in sysfs
  * trees: a temporary directory with sys/devices/pci0000:00/... holding
