@@ -18,7 +18,8 @@
  * on stderr every time); never IBV_ATOMIC_NONE.  dlb2_credit_race() is the
  * qualification: CPUs and the device taking and giving credits together.
  *
- * Link with libdlb2_rdma.a -libverbs.
+ * Link with libdlb2_rdma.a -libverbs -pthread; installed: #include
+ * <dlb2/libdlb2_rdma.h>, pkg-config libdlb2_rdma.
  */
 #ifndef LIBDLB2_RDMA_H
 #define LIBDLB2_RDMA_H
