@@ -111,8 +111,9 @@ mutation:
 #
 # Directories (GNU names, all overridable): user space under PREFIX, udev
 # rules and sysusers.d under PREFIX/lib too (systemd reads /usr/local/lib/
-# and /usr/lib/), the modules in /lib/modules/KVER/INSTALL_MOD_DIR of
-# DESTDIR, for KVER the release of KDIR.
+# and /usr/lib/), the configuration directory dlb2 in sysconfdir (/etc,
+# whatever PREFIX: dlb2-apply@.service reads it), the modules in
+# /lib/modules/KVER/INSTALL_MOD_DIR of DESTDIR, for KVER the release of KDIR.
 PREFIX ?= /usr/local
 bindir ?= $(PREFIX)/bin
 sbindir ?= $(PREFIX)/sbin
@@ -123,6 +124,7 @@ bashcompdir ?= $(PREFIX)/share/bash-completion/completions
 udevrulesdir ?= $(PREFIX)/lib/udev/rules.d
 sysusersdir ?= $(PREFIX)/lib/sysusers.d
 systemdunitdir ?= $(PREFIX)/lib/systemd/system
+sysconfdir ?= /etc
 INSTALL_MOD_DIR ?= updates
 INSTALL ?= install
 INSTALL_VARS = DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) bindir=$(bindir) \
@@ -161,7 +163,8 @@ install-modules:
 # libdlb2 (shared, static, headers, pkg-config), dlb2ctl in sbin (it sets
 # up domains: root), the AccDirect programs in bin, man pages, bash
 # completion, the udev rule of the port devices and the sysusers.d entry
-# of their group, the unit that applies /etc/dlb2 when a DLB is bound.
+# of their group, the unit that applies /etc/dlb2 when a DLB is bound, and
+# that directory, empty (dlb2ctl save -o /etc/dlb2/NAME.json fills it).
 install-user: tools man
 	$(MAKE) -s -C tools/lib/dlb2 install $(INSTALL_VARS)
 	$(MAKE) -s -C tools/dlb2ctl install $(INSTALL_VARS)
@@ -169,17 +172,19 @@ install-user: tools man
 	$(INSTALL) -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
 		$(DESTDIR)$(mandir)/man8 $(DESTDIR)$(bashcompdir) \
 		$(DESTDIR)$(udevrulesdir) $(DESTDIR)$(sysusersdir) \
-		$(DESTDIR)$(systemdunitdir)
+		$(DESTDIR)$(systemdunitdir) $(DESTDIR)$(sysconfdir)/dlb2
 	for m in $(MAN_PAGES); do \
 		$(INSTALL) -m 644 $(BUILD)/man/$$m $(DESTDIR)$(mandir)/man$${m##*.}/$$m || exit; \
 	done
 	$(INSTALL) -m 644 tools/dlb2ctl/dlb2ctl.bash-completion $(DESTDIR)$(bashcompdir)/dlb2ctl
 	$(INSTALL) -m 644 tools/dist/60-dlb2.rules $(DESTDIR)$(udevrulesdir)/60-dlb2.rules
 	$(INSTALL) -m 644 tools/dist/dlb2.sysusers.conf $(DESTDIR)$(sysusersdir)/dlb2.conf
-	sed 's|@sbindir@|$(sbindir)|' tools/dist/dlb2-apply@.service.in \
+	sed -e 's|@sbindir@|$(sbindir)|' -e 's|@sysconfdir@|$(sysconfdir)|' \
+		tools/dist/dlb2-apply@.service.in \
 		>$(DESTDIR)$(systemdunitdir)/dlb2-apply@.service
 	chmod 644 $(DESTDIR)$(systemdunitdir)/dlb2-apply@.service
 
+# sysconfdir/dlb2 goes only when empty: saved configurations stay.
 uninstall:
 	$(MAKE) -s -C tools/lib/dlb2 uninstall $(INSTALL_VARS)
 	$(MAKE) -s -C tools/dlb2ctl uninstall $(INSTALL_VARS)
@@ -188,6 +193,8 @@ uninstall:
 	      $(DESTDIR)$(mandir)/man3/libdlb2.3 $(DESTDIR)$(mandir)/man8/dlb2ctl.8 \
 	      $(DESTDIR)$(bashcompdir)/dlb2ctl $(DESTDIR)$(udevrulesdir)/60-dlb2.rules \
 	      $(DESTDIR)$(sysusersdir)/dlb2.conf $(DESTDIR)$(systemdunitdir)/dlb2-apply@.service
+	@rmdir $(DESTDIR)$(sysconfdir)/dlb2 2>/dev/null || \
+		{ [ ! -d $(DESTDIR)$(sysconfdir)/dlb2 ] || echo "uninstall: $(DESTDIR)$(sysconfdir)/dlb2 is not empty: kept" >&2; }
 	@if [ -n "$(KVER)" ]; then \
 		rm -f $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/dlb2/dlb2.ko \
 		      $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/peermem_dlb/peermem_dlb.ko; \
