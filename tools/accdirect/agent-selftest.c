@@ -251,6 +251,21 @@ static void t_parse(void)
 	CHECK_EQ(o.backoff.sleep_us, 10);
 	CHECK_EQ(parse(&o, "--self-test", NULL), 0);
 	CHECK_EQ(o.self_test, 1);
+	CHECK_EQ(o.help, 0);
+	CHECK_EQ(o.version, 0);
+	CHECK_EQ(parse(&o, "--help", NULL), 0);
+	CHECK_EQ(o.help, 1);
+	CHECK_EQ(o.version, 0);
+	CHECK_EQ(parse(&o, "-h", NULL), 0);
+	CHECK_EQ(o.help, 1);
+	CHECK_EQ(parse(&o, "--version", NULL), 0);
+	CHECK_EQ(o.version, 1);
+	CHECK_EQ(o.help, 0);
+	/* they end the scan: what follows is not looked at */
+	CHECK_EQ(parse(&o, "-s", "10.0.0.1", "--help", "-n", "12x", NULL), 0);
+	CHECK_EQ(o.help, 1);
+	CHECK_EQ(parse(&o, "--version", "extra", NULL), 0);
+	CHECK_EQ(o.version, 1);
 }
 
 static void t_parse_errors(void)
@@ -289,6 +304,9 @@ static void t_parse_errors(void)
 		 -EINVAL);
 	CHECK_EQ(parse(&o, "-s", NULL), -EINVAL);
 	CHECK_EQ(parse(&o, "--self-test", "-n", "5", NULL), -EINVAL);
+	/* an error before --help or --version is still one */
+	CHECK_EQ(parse(&o, "-n", "12x", "--help", NULL), -EINVAL);
+	CHECK_EQ(parse(&o, "-x", "--version", NULL), -EINVAL);
 }
 
 /* ------------------------------------------------------ ring and QEs */

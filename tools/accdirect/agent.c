@@ -22,14 +22,18 @@
 #include <time.h>
 
 #include "agent.h"
+#include "version.h"
 
-static void usage(void)
+/* The usage on @f, then exit with @status (0: asked for, 2: an error). */
+static void usage(FILE *f, int status)
 {
-	fprintf(stderr, "Usage: accdirect-agent -s SERVER_IP -a LISTEN_IP [-n COUNT] [-r RING_ENTRIES]\n"
-			"                       [-c MAX_CLIENTS] [-q CREDIT_QUANTA] [-l LINES_PER_POST]\n"
-			"                       [-S SEND_QUEUE_DEPTH] [-e SIGNAL_EVERY] [-B SPIN,YIELD,SLEEP_US]\n"
-			"       accdirect-agent --self-test\n");
-	exit(2);
+	fprintf(f, "Usage: accdirect-agent -s SERVER_IP -a LISTEN_IP [-n COUNT] [-r RING_ENTRIES]\n"
+		   "                       [-c MAX_CLIENTS] [-q CREDIT_QUANTA] [-l LINES_PER_POST]\n"
+		   "                       [-S SEND_QUEUE_DEPTH] [-e SIGNAL_EVERY] [-B SPIN,YIELD,SLEEP_US]\n"
+		   "       accdirect-agent --self-test\n"
+		   "       accdirect-agent -h | --help\n"
+		   "       accdirect-agent --version\n");
+	exit(status);
 }
 
 /* A whole decimal (or 0x) number in [@min, @max], nothing after it. */
@@ -59,6 +63,8 @@ int agent_parse(int argc, char **argv, struct agent_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "self-test", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -68,7 +74,7 @@ int agent_parse(int argc, char **argv, struct agent_opts *o)
 				  .lines = 8, .depth = 128, .signal = 16 };
 	optind = 0;		/* a fresh scan, also for the self-test */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:a:n:r:c:q:l:S:e:B:", longopts,
+	while ((c = getopt_long(argc, argv, "s:a:n:r:c:q:l:S:e:B:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's': o->server = optarg; break;
@@ -112,6 +118,9 @@ int agent_parse(int argc, char **argv, struct agent_opts *o)
 				return -EINVAL;
 			break;
 		case 'T': o->self_test = true; break;
+		/* as getopt programs do: what follows is not looked at */
+		case 'h': o->help = true; return 0;
+		case 'V': o->version = true; return 0;
 		default: return -EINVAL;
 		}
 	}
@@ -148,7 +157,13 @@ int main(int argc, char **argv)
 	int ret, ret2;
 
 	if (agent_parse(argc, argv, &o))
-		usage();
+		usage(stderr, 2);
+	if (o.help)
+		usage(stdout, 0);
+	if (o.version) {
+		printf("accdirect-agent %s\n", ACCDIRECT_VERSION);
+		return 0;
+	}
 	if (o.self_test)
 		return agent_self_test() ? 1 : 0;
 

@@ -24,9 +24,15 @@ struct agent_opts {
 	uint32_t signal;		/* -e, writes per signalled one (16) */
 	struct accd_backoff backoff;	/* -B SPIN,YIELD,SLEEP_US */
 	bool self_test;			/* --self-test */
+	bool help;			/* -h, --help */
+	bool version;			/* --version */
 };
 
-/* Parse the command line: 0, or -EINVAL for a usage error. */
+/*
+ * Parse the command line: 0, or -EINVAL for a usage error.  -h, --help
+ * and --version end the scan (0, with help or version set): what follows
+ * them is not looked at, an error before them is still an error.
+ */
 int agent_parse(int argc, char **argv, struct agent_opts *o);
 
 int agent_self_test(void);

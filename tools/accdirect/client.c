@@ -22,6 +22,7 @@
 
 #include "accdirect.h"
 #include "pattern.h"
+#include "version.h"
 
 /* The usage on @f, then exit with @status (0: asked for, 2: an error). */
 static void usage(FILE *f, int status)
@@ -29,7 +30,8 @@ static void usage(FILE *f, int status)
 	fprintf(f, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT [-c WINDOW] [-b BATCH]\n"
 		   "                        [-f FLOWS] [-Q QUEUES] [-P PRIORITY] [-t atomic|unordered|ordered]\n"
 		   "                        [-C | -u] [-r RATE [-S SEED]]\n"
-		   "       accdirect-client -h | --help\n");
+		   "       accdirect-client -h | --help\n"
+		   "       accdirect-client --version\n");
 	exit(status);
 }
 
@@ -69,6 +71,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* payloads of consecutive slots in one write: the faster on rxe */
@@ -117,6 +120,9 @@ int main(int argc, char **argv)
 				usage(stderr, 2);
 			break;
 		case 'h': usage(stdout, 0); break;
+		case 'V':
+			printf("accdirect-client %s\n", ACCDIRECT_VERSION);
+			return 0;
 		default: usage(stderr, 2);
 		}
 	}

@@ -22,6 +22,7 @@
 
 #include "libdlb2_rdma.h"
 #include "pcie_atomics.h"
+#include "version.h"
 
 enum { EXIT_LOST = 1, EXIT_USAGE = 2, EXIT_SETUP = 3 };
 
@@ -30,6 +31,8 @@ static void usage(FILE *f, int status)
 	fprintf(f,
 		"Usage: accdirect-qualify [-t THREADS] [-n PAIRS | -s SECONDS] [-c CREDITS]\n"
 		"                         [-p PORT] [-g GID_INDEX] [--dry-run] RDMA_DEVICE\n"
+		"       accdirect-qualify -h | --help\n"
+		"       accdirect-qualify --version\n"
 		"Races THREADS CPU threads (default 2) against RDMA_DEVICE (loop-back RC\n"
 		"queue pair on PORT, default 1) on one credit word of CREDITS (default 64):\n"
 		"each side takes a credit and gives it back, PAIRS times (default 1000000)\n"
@@ -165,6 +168,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dlb2_credit_race r = { .cpu_threads = 2, .ops = 1000000 };
@@ -198,6 +202,9 @@ int main(int argc, char **argv)
 		case 'g': gid_index = strtol(optarg, &end, 0); break;
 		case 'd': dry = 1; continue;
 		case 'h': usage(stdout, 0); break;
+		case 'V':
+			printf("accdirect-qualify %s\n", ACCDIRECT_VERSION);
+			return 0;
 		default: usage(stderr, EXIT_USAGE);
 		}
 		if (errno || *end || !*optarg)

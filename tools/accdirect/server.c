@@ -23,6 +23,7 @@
 
 #include "accdirect.h"
 #include "pattern.h"
+#include "version.h"
 
 #define MAX_LIST	64
 
@@ -112,7 +113,8 @@ static void usage(FILE *f, int status)
 		"                        [-s SLOTS] [-z SLOT_SIZE] [-N MAX_CLIENTS] [-b BURST]\n"
 		"                        [-m auto|dmabuf|peermem] [-B SPIN,YIELD,SLEEP_US]\n"
 		"                        [-c CPU_ENQUEUE_IP]\n"
-		"       accdirect-server -h | --help\n");
+		"       accdirect-server -h | --help\n"
+		"       accdirect-server --version\n");
 	exit(status);
 }
 
@@ -120,6 +122,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *queues[MAX_LIST], *producers[MAX_LIST], *workers[MAX_LIST];
@@ -165,6 +168,9 @@ int main(int argc, char **argv)
 				usage(stderr, 2);
 			break;
 		case 'h': usage(stdout, 0); break;
+		case 'V':
+			printf("accdirect-server %s\n", ACCDIRECT_VERSION);
+			return 0;
 		default: usage(stderr, 2);
 		}
 	}
