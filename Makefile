@@ -134,7 +134,8 @@ KVER = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 # The AccDirect programs exist where libibverbs does (tools/accdirect).
 HAVE_VERBS := $(wildcard /usr/include/infiniband/verbs.h)
 MAN_PAGES := dlb2ctl.8 libdlb2.3 \
-	$(if $(HAVE_VERBS),accdirect-server.1 accdirect-agent.1 accdirect-client.1)
+	$(if $(HAVE_VERBS),accdirect-server.1 accdirect-agent.1 accdirect-client.1 \
+		accdirect-qualify.1)
 RST2MAN ?= $(firstword $(shell command -v rst2man rst2man.py 2>/dev/null) rst2man)
 
 man: $(addprefix $(BUILD)/man/,$(MAN_PAGES))
@@ -189,7 +190,8 @@ uninstall:
 	$(MAKE) -s -C tools/lib/dlb2 uninstall $(INSTALL_VARS)
 	$(MAKE) -s -C tools/dlb2ctl uninstall $(INSTALL_VARS)
 	$(MAKE) -s -C tools/accdirect uninstall $(INSTALL_VARS)
-	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,accdirect-server.1 accdirect-agent.1 accdirect-client.1) \
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,accdirect-server.1 accdirect-agent.1 \
+		accdirect-client.1 accdirect-qualify.1) \
 	      $(DESTDIR)$(mandir)/man3/libdlb2.3 $(DESTDIR)$(mandir)/man8/dlb2ctl.8 \
 	      $(DESTDIR)$(bashcompdir)/dlb2ctl $(DESTDIR)$(udevrulesdir)/60-dlb2.rules \
 	      $(DESTDIR)$(sysusersdir)/dlb2.conf $(DESTDIR)$(systemdunitdir)/dlb2-apply@.service
