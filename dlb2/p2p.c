@@ -359,18 +359,23 @@ EXPORT_SYMBOL_GPL(dlb2_p2p_mapping);
  *
  * Undoes what that map did, as it did it (remembered per mapping, never
  * recomputed: the device's IOMMU domain or the topology may have changed
- * since).
+ * since).  Once the pin's revoke callback has returned, dlb2 has undone
+ * them itself and this does nothing.
  */
 void dlb2_p2p_unmap(struct dlb2_p2p *p2p, struct device *dma_dev,
 		    dma_addr_t dma_addr)
 {
 	struct dlb2_p2p_map *map;
+	bool revoked;
 
 	mutex_lock(&p2p->port->lock);
 	map = p2p_find_map(p2p, dma_dev, dma_addr);
 	if (map)
 		list_del(&map->node);
+	revoked = p2p->revoked;
 	mutex_unlock(&p2p->port->lock);
+	if (!map && revoked)
+		return;		/* unmapped after the revoke callback */
 	if (WARN_ONCE(!map, "dlb2: p2p unmap of %pad for %s that is not mapped\n",
 		      &dma_addr, dev_name(dma_dev)))
 		return;
@@ -404,6 +409,30 @@ void __iomem *dlb2_p2p_cpu_addr(struct dlb2_p2p *p2p)
 	return va;
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_cpu_addr);
+
+/*
+ * After a holder's revoke callback returned: the DMA mappings of its pin
+ * that it has not undone go now, so that no IOVA of the old holder still
+ * reaches the port once it is reset and given to another domain (a holder
+ * may unmap lazily, or, a dma-buf importer, after a fence the wait for
+ * which timed out).  The holder's later dlb2_p2p_unmap() of them does
+ * nothing.  Called with no dlb2 lock held.
+ */
+static void p2p_unmap_revoked(struct dlb2_p2p *p2p)
+{
+	struct dlb2_p2p_map *map, *tmp;
+	LIST_HEAD(maps);
+
+	mutex_lock(&p2p->port->lock);
+	list_splice_init(&p2p->maps, &maps);
+	mutex_unlock(&p2p->port->lock);
+	list_for_each_entry_safe(map, tmp, &maps, node) {
+		if (map->m.type == DLB2_P2P_MAP_THRU_HOST_BRIDGE)
+			dma_unmap_resource(map->dev, map->m.start, map->m.len,
+					   DMA_BIDIRECTIONAL, 0);
+		kfree(map);
+	}
+}
 
 /**
  * dlb2_p2p_revoke_all() - tell every holder of a port's pins it goes away
@@ -444,6 +473,7 @@ void dlb2_p2p_revoke_all(struct dlb2_port *port)
 
 		if (p2p->revoke)
 			p2p->revoke(p2p->priv);
+		p2p_unmap_revoked(p2p);
 
 		mutex_lock(&port->p2p_lock);
 		/* From here on dlb2_p2p_put() may free p2p. */

@@ -16,8 +16,10 @@
  * spans more than one producer port.  When the port goes away (its domain
  * is disabled, the device is reset or unbound) dlb2 calls the revoke
  * callback; from then on dlb2_p2p_map() fails, and the holder must stop its
- * device writing to the window before the callback returns, then unmap and
- * put at its leisure.
+ * device writing to the window before the callback returns.  Once it has
+ * returned dlb2 undoes the pin's DMA mappings itself (the holder's
+ * dlb2_p2p_unmap() of them then does nothing), and the holder puts the
+ * pin at its leisure.
  *
  * Documented in Documentation/accdirect/p2p-api.rst.
  */

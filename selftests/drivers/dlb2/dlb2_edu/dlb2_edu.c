@@ -56,6 +56,8 @@ struct dlb2_edu {
 struct dlb2_edu_file {
 	struct dlb2_p2p *pin;
 	unsigned int revoked;	/* under edu->lock */
+	bool mapped;		/* DLB2_EDU_PIN_MAP kept pin_addr */
+	dma_addr_t pin_addr;
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	unsigned int moves;	/* under the dma-buf's reservation lock */
@@ -376,6 +378,26 @@ static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 		mutex_lock(&edu->lock);
 		p.revoked = f->revoked;
 		mutex_unlock(&edu->lock);
+		if (f->mapped) {
+			struct dlb2_p2p_mapping m;
+
+			p.mapped = !dlb2_p2p_mapping(f->pin, &edu->pdev->dev,
+						     f->pin_addr, &m);
+			p.dma_addr = f->pin_addr;
+		}
+		return copy_to_user(uarg, &p, sizeof(p)) ? -EFAULT : 0;
+	case DLB2_EDU_PIN_MAP:
+		if (!f->pin)
+			return -ENOENT;
+		if (f->mapped)
+			return -EBUSY;
+		ret = dlb2_p2p_map(f->pin, &edu->pdev->dev, &f->pin_addr);
+		if (ret)
+			return ret;
+		f->mapped = true;
+		memset(&p, 0, sizeof(p));
+		p.mapped = 1;
+		p.dma_addr = f->pin_addr;
 		return copy_to_user(uarg, &p, sizeof(p)) ? -EFAULT : 0;
 	case DLB2_EDU_PIN_DMA:
 		if (!f->pin)
@@ -425,6 +447,8 @@ static int dlb2_edu_release(struct inode *inode, struct file *file)
 {
 	struct dlb2_edu_file *f = file->private_data;
 
+	if (f->mapped)
+		dlb2_p2p_unmap(f->pin, &edu->pdev->dev, f->pin_addr);
 	if (f->pin)
 		dlb2_p2p_put(f->pin);
 	if (f->fence) {

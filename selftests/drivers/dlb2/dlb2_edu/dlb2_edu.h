@@ -39,11 +39,18 @@ struct dlb2_edu_dma {
  * @va: user address in the caller's producer-port mapping
  * @len: bytes
  * @revoked: out (DLB2_EDU_PIN_STATE): revoke callbacks seen for the pin
+ * @mapped: out (DLB2_EDU_PIN_STATE): the mapping DLB2_EDU_PIN_MAP kept is
+ *	    still live in dlb2 (dlb2_p2p_mapping() finds it)
+ * @reserved: 0
+ * @dma_addr: out (DLB2_EDU_PIN_MAP): the address it maps the range at
  */
 struct dlb2_edu_pin {
 	__u64 va;
 	__u32 len;
 	__u32 revoked;
+	__u32 mapped;
+	__u32 reserved;
+	__u64 dma_addr;
 };
 
 /**
@@ -121,5 +128,10 @@ struct dlb2_edu_map {
 #define DLB2_EDU_DMABUF_SIGNAL	_IO(DLB2_EDU_MAGIC, 9)
 /* Map a range for the edu device and say how; unmap again. */
 #define DLB2_EDU_MAP		_IOWR(DLB2_EDU_MAGIC, 10, struct dlb2_edu_map)
+/*
+ * Map the kept pin for the device and keep the mapping, as a holder that
+ * unmaps only when it closes (its revoke callback does not unmap).
+ */
+#define DLB2_EDU_PIN_MAP	_IOR(DLB2_EDU_MAGIC, 11, struct dlb2_edu_pin)
 
 #endif /* DLB2_EDU_H */
