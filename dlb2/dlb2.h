@@ -46,9 +46,10 @@
  *     open file, its holders' revoked flags and their DMA mappings;
  *     taken under the device lock (revoke, CQ recovery), under p2p_lock
  *     (pin, revoke_all), under the mmap lock (fault, mmap), under a
- *     dma-buf's reservation lock (map and unmap, through dlb2_p2p_map()
- *     and dlb2_p2p_unmap()) and under the peer-memory core's umem
- *     mapping_lock (get_pages, dma_map, dma_unmap).  Under it: the file's
+ *     dma-buf's reservation lock (attach, map and unmap, through
+ *     dlb2_p2p_revoked(), dlb2_p2p_map() and dlb2_p2p_unmap()) and
+ *     under the peer-memory core's umem mapping_lock (get_pages,
+ *     dma_map, dma_unmap).  Under it: the file's
  *     i_mmap lock (unmap_mapping_range()), the page-table lock of the PTE
  *     the fault handler installs (so that no PTE is installed after a
  *     revocation's unmap_mapping_range()) and dma_map_resource().

@@ -9,8 +9,8 @@
  * for importers that write with the CPU, a kernel mapping (vmap).  It
  * is dynamic (pin/unpin, move_notify), so that it can be revoked: when the
  * port goes away, every importer is told with dma_buf_move_notify(), the
- * fences in its reservation object are waited for, and later attaches and
- * maps fail.  Importers that pin are refused: a pin could not be revoked.
+ * fences in its reservation object are waited for (at most fence_wait_ms),
+ * and later attaches and maps fail.  Importers that pin are refused: a pin could not be revoked.
  * Locking: the dma-buf's reservation lock protects @revoked and is held
  * around map, unmap and the notification; the revoke callback, which takes
  * it and waits for the fences, runs with no dlb2 lock held (dlb2.h,
@@ -18,7 +18,9 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/fs.h>
 #include <linux/iosys-map.h>
+#include <linux/moduleparam.h>
 #include <linux/dlb2_p2p.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -28,33 +30,108 @@
 
 DLB2_IMPORT_NS("DMA_BUF");
 
+/*
+ * How long a revocation waits for the fences in a dma-buf's reservation
+ * object (module parameter fence_wait_ms, 1 ms to 10 min).  Anyone who can
+ * open the buffer can add a fence that never signals
+ * (DMA_BUF_IOCTL_IMPORT_SYNC_FILE), so the wait is bounded; when it times
+ * out the revocation goes on, logs it, and dlb2 unmaps the importers' DMA
+ * mappings (p2p.c), so that behind a translating IOMMU their DMA reaches
+ * nothing.
+ */
+#define DLB2_FENCE_WAIT_MAX_MS	(10 * 60 * MSEC_PER_SEC)
+static unsigned int fence_wait_ms = 30 * MSEC_PER_SEC;
+
+static int fence_wait_ms_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms < 1 || ms > DLB2_FENCE_WAIT_MAX_MS)
+		return -ERANGE;
+	WRITE_ONCE(fence_wait_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops fence_wait_ms_ops = {
+	.set = fence_wait_ms_set,
+	.get = param_get_uint,
+};
+module_param_cb(fence_wait_ms, &fence_wait_ms_ops, &fence_wait_ms, 0644);
+MODULE_PARM_DESC(fence_wait_ms,
+		 "how long revoking a port's dma-buf waits for its importers' fences, in ms (1-600000, default 30000)");
+
 /**
  * struct dlb2_dmabuf - the exporter's side of one dma-buf
  * @dmabuf: the dma-buf
  * @p2p: its pin on the port; set once, before the descriptor exists
  * @revoked: the port went away (under the reservation lock)
+ * @attaches: the attachments that passed dlb2_dmabuf_attach() and are
+ *	      not detached (struct dlb2_dmabuf_attach, under the
+ *	      reservation lock)
  */
 struct dlb2_dmabuf {
 	struct dma_buf *dmabuf;
 	struct dlb2_p2p *p2p;
 	bool revoked;
+	struct list_head attaches;
+};
+
+/**
+ * struct dlb2_dmabuf_attach - an attachment as the exporter knows it
+ * @node: on dlb2_dmabuf.attaches
+ * @attach: the attachment (its priv points here)
+ */
+struct dlb2_dmabuf_attach {
+	struct list_head node;
+	struct dma_buf_attachment *attach;
 };
 
 static int dlb2_dmabuf_attach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
 {
 	struct dlb2_dmabuf *d = dmabuf->priv;
+	struct dlb2_dmabuf_attach *a;
+	int ret = 0;
 
 	/* Device memory: importers must be able to do peer-to-peer. */
 	if (!attach->peer2peer)
 		return -EOPNOTSUPP;
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	a->attach = attach;
 	/*
 	 * Revocation is final, and starts when the port dies (before the
-	 * callback below runs); map checks again under the lock.
+	 * revoke callback runs); map checks again under the lock.  Once on
+	 * the list the attachment hears of a revocation even before the core
+	 * lists it (dlb2_dmabuf_revoke()).
 	 */
-	if (READ_ONCE(d->revoked) || dlb2_p2p_revoked(d->p2p))
-		return -ENODEV;
-	return 0;
+	dma_resv_lock(dmabuf->resv, NULL);
+	if (d->revoked || dlb2_p2p_revoked(d->p2p)) {
+		ret = -ENODEV;
+	} else {
+		list_add_tail(&a->node, &d->attaches);
+		attach->priv = a;
+	}
+	dma_resv_unlock(dmabuf->resv);
+	if (ret)
+		kfree(a);
+	return ret;
+}
+
+static void dlb2_dmabuf_detach(struct dma_buf *dmabuf,
+			       struct dma_buf_attachment *attach)
+{
+	struct dlb2_dmabuf_attach *a = attach->priv;
+
+	dma_resv_lock(dmabuf->resv, NULL);
+	list_del(&a->node);
+	dma_resv_unlock(dmabuf->resv);
+	kfree(a);
 }
 
 /*
@@ -157,6 +234,7 @@ static void dlb2_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 
 static const struct dma_buf_ops dlb2_dmabuf_ops = {
 	.attach = dlb2_dmabuf_attach,
+	.detach = dlb2_dmabuf_detach,
 	.pin = dlb2_dmabuf_pin,
 	.unpin = dlb2_dmabuf_unpin,
 	.map_dma_buf = dlb2_dmabuf_map,
@@ -168,6 +246,29 @@ static const struct dma_buf_ops dlb2_dmabuf_ops = {
 };
 
 /*
+ * The core lists an attachment only after the exporter's attach callback
+ * returned, so a revocation in between does not reach it through the
+ * core: its importer would go on to map or vmap a revoked buffer (and the
+ * core warns when vmap fails).  Tell such attachments directly, as the
+ * core would have.  Reservation lock held.
+ */
+static void notify_unlisted(struct dlb2_dmabuf *d)
+{
+	struct dma_buf_attachment *listed;
+	struct dlb2_dmabuf_attach *a;
+
+	dma_resv_assert_held(d->dmabuf->resv);
+	list_for_each_entry(a, &d->attaches, node) {
+		bool found = false;
+
+		list_for_each_entry(listed, &d->dmabuf->attachments, node)
+			found |= listed == a->attach;
+		if (!found && a->attach->importer_ops)
+			a->attach->importer_ops->DLB2_INVALIDATE_MAPPINGS(a->attach);
+	}
+}
+
+/*
  * The port went away: importers must stop using the window.  They are told
  * (move_notify), and the DMA they already queued on it, which their fences
  * in the reservation object track, completes before the port is reused.
@@ -176,14 +277,20 @@ static const struct dma_buf_ops dlb2_dmabuf_ops = {
  */
 static void dlb2_dmabuf_revoke(void *priv)
 {
+	unsigned int ms = READ_ONCE(fence_wait_ms);
 	struct dlb2_dmabuf *d = priv;
 
 	dma_resv_lock(d->dmabuf->resv, NULL);
 	WRITE_ONCE(d->revoked, true);
 	dlb2_dma_buf_invalidate_mappings(d->dmabuf);
+	notify_unlisted(d);
 	dma_resv_unlock(d->dmabuf->resv);
-	dma_resv_wait_timeout(d->dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP, false,
-			      MAX_SCHEDULE_TIMEOUT);
+	if (dma_resv_wait_timeout(d->dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP,
+				  false, msecs_to_jiffies(ms)) > 0)
+		return;
+	/* d->p2p may not be stored yet: name the buffer by its inode. */
+	pr_warn_ratelimited("dlb2: dma-buf (inode %lu): importers' fences not signalled after %u ms; revoked without them\n",
+			    file_inode(d->dmabuf->file)->i_ino, ms);
 }
 
 /**
@@ -207,6 +314,7 @@ int dlb2_dmabuf_export(struct dlb2_port *port, int flags)
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
+	INIT_LIST_HEAD(&d->attaches);
 	exp.ops = &dlb2_dmabuf_ops;
 	exp.size = DLB2_PP_SIZE;
 	exp.flags = O_RDWR | flags;

@@ -40,6 +40,8 @@
 #include "dlb2_lib.h"
 #include "dlb2_edu/dlb2_edu.h"
 
+#define FENCE_WAIT_MS "/sys/module/dlb2/parameters/fence_wait_ms"
+
 FIXTURE(p2p) {
 	char bdf[NAME_MAX + 1];
 	const char *version;
@@ -127,6 +129,7 @@ FIXTURE_TEARDOWN(p2p)
 {
 	if (!self->version)
 		return;
+	sysfs_write(FENCE_WAIT_MS, "30000");
 	close_ports(self);
 	close(self->edu);
 	dlb2_rebind(self->bdf);
@@ -574,6 +577,38 @@ TEST_F(p2p, unbind_revokes_pins)
 }
 
 /*
+ * A holder that keeps its DMA mapping after its revoke callback returned
+ * (it unmaps only when it closes) keeps no mapping of the port: dlb2 undid
+ * it before the port was reset and freed, and the holder's own unmap at
+ * close does nothing (no warning: the kernel log check counts one).
+ */
+TEST_F(p2p, revocation_unmaps_what_holders_keep)
+{
+	struct dlb2_edu_pin pin = { .len = 64 };
+
+	if (!self->version)
+		return;
+	pin.va = (uintptr_t)self->pp;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN, &pin));
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_MAP, &pin));
+	ASSERT_NE(0, pin.dma_addr);
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_STATE, &pin));
+	EXPECT_EQ(0, pin.revoked);
+	EXPECT_EQ(1, pin.mapped);
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_STATE, &pin));
+	EXPECT_EQ(1, pin.revoked);
+	EXPECT_EQ(0, pin.mapped) {
+		TH_LOG("the old holder's mapping at %#llx outlived the revocation",
+		       (unsigned long long)pin.dma_addr);
+	}
+	/* The holder's unmap and put at close. */
+	close(self->edu);
+	self->edu = open("/dev/dlb2_edu", O_RDWR);
+	ASSERT_LE(0, self->edu);
+}
+
+/*
  * Closing a port (its last descriptor and mapping) revokes the pins and
  * dma-bufs taken through it: the next opener of the port receives nothing
  * the old holders' devices write, and pins the port for itself.
@@ -896,6 +931,64 @@ TEST_F(p2p, dmabuf_export_import_revoke)
 	/* And the dead port exports nothing more. */
 	EXPECT_EQ(-1, ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, 0));
 	EXPECT_EQ(ENODEV, errno);
+	close(buf);
+}
+
+/*
+ * A fence that never signals (anyone who can open the dma-buf can add one)
+ * holds a revocation for fence_wait_ms at most: the disable returns after
+ * that bound and the domain's resources come back.  The parameter refuses
+ * values outside 1-600000 ms.
+ */
+TEST_F(p2p, revoke_fence_wait_is_bounded)
+{
+	struct disabler dis = { .dom = self->dom };
+	struct dlb2_edu_dmabuf d = { 0 };
+	struct timespec t0, t1;
+	char old[32], avail[PATH_MAX];
+	long domains, ms;
+	pthread_t t;
+	bool have;
+	int buf;
+
+	if (!self->version)
+		return;
+	/* Without the parameter, the wait below shows what the bound is for. */
+	have = !sysfs_read(FENCE_WAIT_MS, old, sizeof(old));
+	EXPECT_TRUE(have) {
+		TH_LOG("no %s", FENCE_WAIT_MS);
+	}
+	if (have) {
+		EXPECT_STREQ("30000", old);
+		EXPECT_EQ(-ERANGE, sysfs_write(FENCE_WAIT_MS, "0"));
+		EXPECT_EQ(-ERANGE, sysfs_write(FENCE_WAIT_MS, "600001"));
+		EXPECT_EQ(-EINVAL, sysfs_write(FENCE_WAIT_MS, "1s"));
+		ASSERT_EQ(0, sysfs_write(FENCE_WAIT_MS, "1000"));
+	}
+	pathf(avail, "%s/avail_resources", self->pci);
+	domains = read_num(avail, "domains");
+	buf = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	ASSERT_LE(0, buf);
+	d.fd = buf;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_ATTACH, &d));
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_FENCE));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, disable_domain, &dis));
+	for (ms = 0; ms < 20000 && !dis.done; ms += 10)
+		usleep(10000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	EXPECT_EQ(1, dis.done) {
+		TH_LOG("the revocation still waits for the fence after %ld ms", ms);
+	}
+	EXPECT_LE(1000, ms);
+	/* Let a revocation that still waits go, whatever happened. */
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_SIGNAL));
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, dis.ret);
+	EXPECT_EQ(domains + 1, read_num(avail, "domains"));
+	if (have)
+		EXPECT_EQ(0, sysfs_write(FENCE_WAIT_MS, old));
 	close(buf);
 }
 
