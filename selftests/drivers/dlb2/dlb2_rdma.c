@@ -36,8 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <linux/udmabuf.h>
 #include <rdma/rdma_cma.h>
 
 #include "libdlb2.h"
@@ -657,6 +659,87 @@ TEST_F(rdma, dmabuf_mr_after_disable)
 	ibv_close_device(ctx);
 	ibv_free_device_list(devs);
 	close(fd);
+}
+
+/* A udmabuf of one page of a sealed memfd: a static exporter; -errno. */
+static int make_udmabuf(void)
+{
+	struct udmabuf_create c = { .flags = UDMABUF_FLAGS_CLOEXEC, .size = 4096 };
+	int dev, mfd, buf, err;
+
+	dev = open("/dev/udmabuf", O_RDWR);
+	if (dev < 0)
+		return -errno;
+	mfd = memfd_create("dlb2_rdma", MFD_ALLOW_SEALING);
+	if (mfd < 0 || ftruncate(mfd, 4096) ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
+		err = -errno;
+		close(dev);
+		return err;
+	}
+	c.memfd = mfd;
+	buf = ioctl(dev, UDMABUF_CREATE, &c);
+	err = buf < 0 ? -errno : buf;
+	close(mfd);
+	close(dev);
+	return err;
+}
+
+/*
+ * What rxe's dma-buf MRs refuse at registration (patch 5 of patches/linux):
+ * a static exporter's buffer (udmabuf: system memory, which the core would
+ * map at attach time for rxe's device, which has no DMA mask: a warning
+ * any user could cause, counted by the kernel log check), refused with
+ * EOPNOTSUPP before attaching; and remote atomics on device memory.
+ */
+TEST_F(rdma, dmabuf_mr_refusals)
+{
+	struct ibv_device **devs;
+	struct ibv_context *ctx;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	int fd, ubuf, err;
+
+	if (!self->version)
+		return;
+	NEED_DMABUF_MR();
+	devs = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, devs);
+	ASSERT_NE(NULL, devs[0]);
+	ctx = ibv_open_device(devs[0]);
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	ASSERT_NE(NULL, pd);
+	fd = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	mr = ibv_reg_dmabuf_mr(pd, 0, DLB2_PP_SIZE, 0, fd,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_ATOMIC);
+	err = errno;
+	EXPECT_EQ(NULL, mr);
+	EXPECT_EQ(EOPNOTSUPP, err);
+	if (mr)
+		ibv_dereg_mr(mr);
+	ubuf = make_udmabuf();
+	if (ubuf == -ENOENT) {
+		TH_LOG("no /dev/udmabuf (CONFIG_UDMABUF): static exporter not tried");
+	} else {
+		ASSERT_LE(0, ubuf) {
+			TH_LOG("udmabuf: %s", strerror(-ubuf));
+		}
+		mr = ibv_reg_dmabuf_mr(pd, 0, 4096, 0, ubuf,
+				       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE);
+		err = errno;
+		EXPECT_EQ(NULL, mr);
+		EXPECT_EQ(EOPNOTSUPP, err);
+		if (mr)
+			ibv_dereg_mr(mr);
+		close(ubuf);
+	}
+	close(fd);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(devs);
 }
 
 TEST_F(rdma, mr_refusals)
