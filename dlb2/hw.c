@@ -18,6 +18,8 @@
 
 /* Reads and writes of the domain-reset drain before it gives up. */
 #define DLB2_DRAIN_ROUNDS	10000
+/* One port: a round or two when the device works (dlb2_hw_port_drain_all()). */
+#define DLB2_PORT_DRAIN_ROUNDS	64
 
 void dlb2_flush_csr(struct dlb2 *dlb2)
 {
@@ -493,6 +495,40 @@ unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
 }
 
 /**
+ * dlb2_hw_port_drain_all() - drain a port until it owes the device nothing
+ * @dlb2: the device
+ * @port: the port, its CQ disabled
+ * @drained: QEs drained are added here, or NULL
+ *
+ * A port whose CQ is disabled drains in a round or two: the QEs already
+ * scheduled to it land, then nothing more comes.  A device whose counts
+ * do not go down must not keep the caller (which holds the device lock)
+ * spinning: at most DLB2_PORT_DRAIN_ROUNDS rounds, rescheduling between
+ * them, and a port left undrained is logged.
+ *
+ * Return: true when the port is drained or the device is gone, false when
+ * it still owes the device QEs.
+ */
+bool dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
+			    atomic64_t *drained)
+{
+	unsigned int round, n;
+
+	for (round = 0; round < DLB2_PORT_DRAIN_ROUNDS; round++) {
+		n = dlb2_hw_port_drain(dlb2, port);
+		if (!n)
+			return true;
+		if (drained)
+			atomic64_add(n, drained);
+		cond_resched();
+	}
+	dev_warn(&dlb2->pdev->dev,
+		 "%s port %u: QEs left in the device after draining\n",
+		 port->ldb ? "load-balanced" : "directed", port->id);
+	return false;
+}
+
+/**
  * dlb2_hw_cq_reset() - start a drained, disabled CQ again from entry 0
  * @dlb2: the device
  * @port: the port; its ring was zeroed by the caller
@@ -550,8 +586,7 @@ static void map_for_drain(struct dlb2 *dlb2, struct dlb2_domain *dom,
 			break;
 	if (s == DLB2_MAX_LINKS) {
 		s = 0;
-		while (dlb2_hw_port_drain(dlb2, port))
-			;
+		dlb2_hw_port_drain_all(dlb2, port, NULL);
 		if (dlb2_hw_unmap(dlb2, port, s))
 			return;
 	}
@@ -576,8 +611,7 @@ static void finish_unmaps(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		for (s = 0; s < DLB2_MAX_LINKS; s++) {
 			if (port->slot_state[s] != DLB2_SLOT_UNMAP_PENDING)
 				continue;
-			while (dlb2_hw_port_drain(dlb2, port))
-				;
+			dlb2_hw_port_drain_all(dlb2, port, NULL);
 			if (!dlb2_hw_unmap(dlb2, port, s))
 				port->slot_state[s] = DLB2_SLOT_UNMAPPED;
 		}
@@ -606,6 +640,8 @@ static void drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		}
 		if (!drained)
 			usleep_range(10, 20);
+		else
+			cond_resched();
 	}
 	dev_warn(&dlb2->pdev->dev,
 		 "domain %u: QEs left in the device after draining\n",

@@ -130,6 +130,10 @@ static void dlb2_return_tokens(DLB2State *s, bool is_ldb, unsigned int port,
     uint32_t *tokens = &dlb2_port(s, is_ldb, port)->tokens;
 
     trace_dlb2_tokens(is_ldb ? "ldb" : "dir", port, n, *tokens);
+    /* The "stuck-tokens" fault: token returns are lost (dlb2.c). */
+    if (s->stuck_tokens) {
+        return;
+    }
     /* Model choice: an excess pop is refused whole, the count unchanged. */
     if (n > *tokens) {
         dlb2_alarm(s, DLB2_ALARM_EXCESS_TOKENS, is_ldb, port, hcw);

@@ -147,10 +147,29 @@ static void dlb2_set_off_bus(Object *obj, bool value, Error **errp)
     DLB2(obj)->off_bus = value;
 }
 
+/*
+ * "stuck-tokens" (a fault, set at run time with qom-set): token returns
+ * (BAT_T, COMP_T, ...) are lost, so no CQ's token count goes down and a
+ * port never drains, as in a device that stopped processing its ports'
+ * HCWs.  Not a behaviour of working hardware; for tests of the driver's
+ * bounded drains (tools/vm/run --hotplug, "stuck-tokens-on").
+ */
+static bool dlb2_get_stuck_tokens(Object *obj, Error **errp)
+{
+    return DLB2(obj)->stuck_tokens;
+}
+
+static void dlb2_set_stuck_tokens(Object *obj, bool value, Error **errp)
+{
+    DLB2(obj)->stuck_tokens = value;
+}
+
 static void dlb2_instance_init(Object *obj)
 {
     object_property_add_bool(obj, "off-bus", dlb2_get_off_bus,
                              dlb2_set_off_bus);
+    object_property_add_bool(obj, "stuck-tokens", dlb2_get_stuck_tokens,
+                             dlb2_set_stuck_tokens);
 }
 
 static const VMStateDescription dlb2_vmstate = {

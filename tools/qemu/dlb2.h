@@ -215,6 +215,7 @@ struct DLB2State {
     char *version_str;
     bool sync_sched;            /* schedule inside the MMIO write (debug) */
     bool off_bus;               /* "off-bus": a surprise removal (dlb2.c) */
+    bool stuck_tokens;          /* "stuck-tokens": a fault (dlb2.c) */
 
     DLB2Version ver;
 

@@ -163,6 +163,74 @@ static void unplug_replug(struct __test_metadata *_metadata, const char *how)
 	EXPECT_EQ(0, dlb2_domain_destroy(dev, DOM));
 }
 
+/*
+ * In a child: open port "p", enqueue @n QEs to its own queue, wait until
+ * they are in its CQ, and exit without dequeuing: the release of the port
+ * file must return them to the device (a drain).
+ */
+static void leave_qes(int dev, int q, unsigned int n)
+{
+	struct dlb2_port *p;
+	unsigned int i;
+
+	if (dlb2_port_open(dev, DOM, "p", NULL, &p))
+		_exit(5);
+	for (i = 0; i < n; i++)
+		enqueue(p, q, DLB2_SCHED_DIRECTED, 0, 0, i);
+	usleep(200000);
+	_exit(0);
+}
+
+/*
+ * A device that stops taking token returns (the model's "stuck-tokens"
+ * fault) must not keep a port's release spinning under the device lock:
+ * the drain gives up after a bounded number of rounds, logs the port
+ * ("QEs left in the device after draining", declared here), and the
+ * closing process exits.  Once the fault is gone the domain drains and
+ * goes as usual.
+ */
+TEST(release_of_a_port_that_does_not_drain_ends)
+{
+	const char *ctl = getenv("VM_HOTPLUG_CTL");
+	char bdf[NAME_MAX + 1], pci[PATH_MAX];
+	int dev, q, q2, status = 0, waited;
+	struct dlb2_port *p2;
+	pid_t child, w = 0;
+
+	if (!ctl)
+		SKIP(return, "needs the harness's hot-plug control (%s)",
+		     "tools/vm/run --hotplug");
+	if (!dlb2_find_device(bdf, sizeof(bdf)))
+		SKIP(return, "no DLB 2.0/2.5 PF present");
+	pathf(pci, PCI_DEVICES "/%s", bdf);
+	dev = read_num(pci, "dev_id");
+	ASSERT_LE(0, dev);
+	dlb2_domain_destroy(dev, DOM);
+	ASSERT_EQ(0, domain_up(dev, &p2, &q, &q2));
+	kernel_log_expect("dlb2 .*: directed port [0-9]+: QEs left in the device after draining");
+	ASSERT_EQ(0, dlb2_hotplug(ctl, "stuck-tokens-on"));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		leave_qes(dev, q, 4);
+	for (waited = 0; waited < 200 && !w; waited++) {
+		usleep(100000);
+		w = waitpid(child, &status, WNOHANG);
+	}
+	/* Let a release that still drains go, whatever happened. */
+	EXPECT_EQ(0, dlb2_hotplug(ctl, "stuck-tokens-off"));
+	EXPECT_EQ(child, w) {
+		TH_LOG("the release of the port still drains after 20 s");
+	}
+	if (!w)
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status %#x", status);
+	}
+	dlb2_port_close(p2);
+	EXPECT_EQ(0, dlb2_domain_destroy(dev, DOM));
+}
+
 TEST(unplug_during_traffic_then_replug)
 {
 	unplug_replug(_metadata, "unplug");

@@ -423,6 +423,25 @@ static inline int dlb2_hotplug(const char *ctl, const char *what)
 	return -ETIMEDOUT;
 }
 
+/*
+ * Declare kernel log lines this test causes on purpose (an extended regular
+ * expression), for the harness's kernel log check (KERNEL_LOG_ALLOW, set by
+ * tools/vm/guest/kernel-log-check); they are listed, not counted.
+ */
+static inline void kernel_log_expect(const char *ere)
+{
+	const char *allow = getenv("KERNEL_LOG_ALLOW");
+	FILE *f;
+
+	if (!allow)
+		return;
+	f = fopen(allow, "a");
+	if (!f)
+		return;
+	fprintf(f, "%s\n", ere);
+	fclose(f);
+}
+
 /* Wait up to @secs for /sys/bus/pci/devices/@bdf to (dis)appear. */
 static inline bool dlb2_wait_device(const char *bdf, bool present,
 				    unsigned int secs)
