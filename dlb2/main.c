@@ -8,7 +8,8 @@
  * vectors, compressed mode) and attaches the device to its configfs
  * directory, which gives it its device lock (dlb2.h, "Locking").  PCI
  * resources are device managed; the rest unwinds in reverse order on error
- * and in remove.
+ * and in remove.  Shutdown stops the device's DMA; system sleep is refused
+ * while a domain is enabled.
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -104,7 +105,6 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (ret)
 		return dev_err_probe(dev, ret, "no usable DMA configuration\n");
-	pci_set_master(pdev);
 
 	ret = dlb2_power_on(dlb2);
 	if (ret)
@@ -112,6 +112,12 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dlb2_reset(dlb2);
 	if (ret)
 		return dev_err_probe(dev, ret, "function-level reset failed\n");
+	/*
+	 * Bus mastering only now: before the reset the device may still hold
+	 * CQ addresses of whoever ran it last (a kernel before kexec, a
+	 * user-space driver), and would write there.
+	 */
+	pci_set_master(pdev);
 	dlb2_hw_init(dlb2);
 
 	ret = dlb2_intr_init(dlb2);
@@ -171,6 +177,8 @@ static enum dlb2_state dlb2_reinit(struct dlb2 *dlb2)
 		dlb2_hw_init(dlb2);
 		dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(dlb2->ver),
 			    DLB2_SYS_MSIX_MODE_COMPRESSED);
+		/* hw_init turned the alarms on: so does the flag. */
+		dlb2_alarms_enable(dlb2);
 		state = DLB2_STATE_READY;
 	} else {
 		dev_err(&pdev->dev,
@@ -222,6 +230,57 @@ static pci_ers_result_t dlb2_slot_reset(struct pci_dev *pdev)
 	       PCI_ERS_RESULT_RECOVERED : PCI_ERS_RESULT_DISCONNECT;
 }
 
+/*
+ * Reboot, power-off, kexec: stop the device's DMA and interrupts, so that
+ * no CQ write or MSI reaches memory that the next kernel (or firmware)
+ * owns.  The domains are not torn down: user space goes with the kernel,
+ * and revoking holders could wait for processes that no longer run.
+ */
+static void dlb2_shutdown(struct pci_dev *pdev)
+{
+	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
+
+	mutex_lock(dlb2->lock);
+	dlb2->state = DLB2_STATE_FAILED;	/* no domain enabled from now */
+	mutex_unlock(dlb2->lock);
+	dlb2_intr_exit(dlb2);
+	pci_clear_master(pdev);
+}
+
+/*
+ * System sleep.  The device keeps no domain across D3 and user space would
+ * keep mappings of ports that no longer exist: suspend is refused while a
+ * domain is enabled or still being torn down (EBUSY, logged), and the
+ * device is initialised again on resume.
+ */
+static int dlb2_suspend(struct device *dev)
+{
+	struct dlb2 *dlb2 = dev_get_drvdata(dev);
+	unsigned int d, n = 0;
+
+	mutex_lock(dlb2->lock);
+	for (d = 0; d < DLB2_MAX_DOMAINS; d++)
+		n += !!dlb2->domains[d];
+	n += dlb2->dying;
+	if (!n && dlb2->state == DLB2_STATE_READY)
+		dlb2->state = DLB2_STATE_RESETTING;	/* until resume */
+	mutex_unlock(dlb2->lock);
+	if (n) {
+		dev_err(dev, "suspend refused: %u domains enabled; disable them first\n",
+			n);
+		return -EBUSY;
+	}
+	dlb2_intr_exit(dlb2);
+	return 0;
+}
+
+static int dlb2_resume(struct device *dev)
+{
+	return dlb2_reinit(dev_get_drvdata(dev)) == DLB2_STATE_READY ? 0 : -EIO;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(dlb2_pm_ops, dlb2_suspend, dlb2_resume);
+
 static const struct pci_error_handlers dlb2_err_handlers = {
 	.error_detected = dlb2_error_detected,
 	.slot_reset = dlb2_slot_reset,
@@ -245,8 +304,10 @@ static struct pci_driver dlb2_pci_driver = {
 	.id_table = dlb2_id_table,
 	.probe = dlb2_probe,
 	.remove = dlb2_remove,
+	.shutdown = dlb2_shutdown,
 	.dev_groups = dlb2_dev_groups,
 	.err_handler = &dlb2_err_handlers,
+	.driver.pm = pm_sleep_ptr(&dlb2_pm_ops),
 };
 
 static int __init dlb2_init(void)

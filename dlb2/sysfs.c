@@ -82,12 +82,20 @@ static ssize_t ingress_alarms_store(struct device *dev,
 				    struct device_attribute *attr,
 				    const char *buf, size_t count)
 {
+	struct dlb2 *dlb2 = dev_get_drvdata(dev);
+	ssize_t ret = count;
 	bool on;
 
 	if (kstrtobool(buf, &on) || !on)
 		return -EINVAL;
-	dlb2_alarms_enable(dev_get_drvdata(dev));
-	return count;
+	/* Not while a reset or a recovery owns the registers. */
+	mutex_lock(dlb2->lock);
+	if (dlb2->state == DLB2_STATE_READY)
+		dlb2_alarms_enable(dlb2);
+	else
+		ret = -EBUSY;
+	mutex_unlock(dlb2->lock);
+	return ret;
 }
 static DEVICE_ATTR_RW(ingress_alarms);
 
