@@ -14,8 +14,6 @@
 #include "hw.h"
 #include "regs.h"
 
-#define V	(dlb2->ver)
-
 /* Reads and writes of the domain-reset drain before it gives up. */
 #define DLB2_DRAIN_ROUNDS	10000
 /* One port: a round or two when the device works (dlb2_hw_port_drain_all()). */
@@ -23,7 +21,7 @@
 
 void dlb2_flush_csr(struct dlb2 *dlb2)
 {
-	dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(V));
+	dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(dlb2->ver));
 }
 
 /**
@@ -40,7 +38,7 @@ void dlb2_flush_csr(struct dlb2 *dlb2)
 bool dlb2_hw_gone(struct dlb2 *dlb2)
 {
 	return pci_channel_offline(dlb2->pdev) ||
-	       dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(V)) == U32_MAX;
+	       dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(dlb2->ver)) == U32_MAX;
 }
 
 static void rmw(struct dlb2 *dlb2, u32 off, u32 clear, u32 set)
@@ -52,10 +50,10 @@ static void rmw(struct dlb2 *dlb2, u32 off, u32 clear, u32 set)
 void dlb2_hw_init(struct dlb2 *dlb2)
 {
 	/* Sparse CQ mode: one CQ entry per 64-byte line. */
-	rmw(dlb2, DLB2_CHP_CFG_CHP_CSR_CTRL(V), 0,
+	rmw(dlb2, DLB2_CHP_CFG_CHP_CSR_CTRL(dlb2->ver), 0,
 	    DLB2_CHP_CFG_CHP_CSR_CTRL_SPARSE_LDB |
 	    DLB2_CHP_CFG_CHP_CSR_CTRL_SPARSE_DIR);
-	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(V),
+	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
 		    DLB2_SYS_INGRESS_ALARM_ENBL_ALL);
 	dlb2_hw_sn_modes(dlb2);
 	dlb2_flush_csr(dlb2);
@@ -64,7 +62,7 @@ void dlb2_hw_init(struct dlb2 *dlb2)
 /* SN group sizes; only changes groups without ordered queues (6.1 step 8). */
 void dlb2_hw_sn_modes(struct dlb2 *dlb2)
 {
-	dlb2_csr_wr(dlb2, DLB2_RO_GRP_SN_MODE(V),
+	dlb2_csr_wr(dlb2, DLB2_RO_GRP_SN_MODE(dlb2->ver),
 		    FIELD_PREP(DLB2_RO_GRP_SN_MODE_0, dlb2->res.sn_mode[0]) |
 		    FIELD_PREP(DLB2_RO_GRP_SN_MODE_1, dlb2->res.sn_mode[1]));
 }
@@ -74,10 +72,10 @@ void dlb2_hw_domain_credits(struct dlb2 *dlb2, unsigned int dom, u32 ldb,
 			    u32 dir)
 {
 	if (dlb2->ver == DLB2_HW_V2_5) {
-		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_VAS_CRD(V, dom), ldb + dir);
+		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_VAS_CRD(dlb2->ver, dom), ldb + dir);
 	} else {
-		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_LDB_VAS_CRD(V, dom), ldb);
-		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_DIR_VAS_CRD(V, dom), dir);
+		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_LDB_VAS_CRD(dlb2->ver, dom), ldb);
+		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_DIR_VAS_CRD(dlb2->ver, dom), dir);
 	}
 }
 
@@ -97,10 +95,10 @@ static void set_vasqid(struct dlb2 *dlb2, unsigned int dom,
 		       const struct dlb2_queue *q, bool on)
 {
 	if (q->ldb)
-		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(V, dom * DLB2_MAX_LDB_QUEUES +
+		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(dlb2->ver, dom * DLB2_MAX_LDB_QUEUES +
 							 q->id), on);
 	else
-		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(V, dom * dlb2->num_dir_ports +
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(dlb2->ver, dom * dlb2->num_dir_ports +
 							 q->id), on);
 }
 
@@ -113,17 +111,17 @@ void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
 	u32 sn_map = 0, cfg_v = 0;
 
 	set_vasqid(dlb2, dom, q, false);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(V, id),
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(dlb2->ver, id),
 		    d->sns ? d->sns : DLB2_HIST_LIST_ENTRIES);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_AQED_ACTIVE_LIM(V, id),
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_AQED_ACTIVE_LIM(dlb2->ver, id),
 		    d->atomic_inflights);
-	dlb2_csr_wr(dlb2, DLB2_AQED_QID_HID_WIDTH(V, id),
+	dlb2_csr_wr(dlb2, DLB2_AQED_QID_HID_WIDTH(dlb2->ver, id),
 		    hid_width_code(d->lock_id_comp));
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_ITS(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_DEPTH_THRSH(V, id), d->depth_threshold);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_DEPTH_THRSH(V, id),
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_ITS(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_DEPTH_THRSH(dlb2->ver, id), d->depth_threshold);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_DEPTH_THRSH(dlb2->ver, id),
 		    d->depth_threshold);
-	dlb2_csr_wr(dlb2, DLB2_AQED_QID_FID_LIM(V, id), 512);
+	dlb2_csr_wr(dlb2, DLB2_AQED_QID_FID_LIM(dlb2->ver, id), 512);
 	if (q->sn_group >= 0) {
 		sn_map = FIELD_PREP(DLB2_ORD_QID_SN_MAP_MODE,
 				    dlb2->res.sn_mode[q->sn_group]) |
@@ -133,9 +131,9 @@ void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
 	}
 	if (d->atomic_inflights)
 		cfg_v |= DLB2_LDB_QID_CFG_V_FID_CFG_V;
-	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN_MAP(V, id), sn_map);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_CFG_V(V, id), cfg_v);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_V(V, id), 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN_MAP(dlb2->ver, id), sn_map);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_CFG_V(dlb2->ver, id), cfg_v);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_V(dlb2->ver, id), 1);
 }
 
 /* 6.4: a directed queue. */
@@ -143,10 +141,10 @@ void dlb2_hw_dir_queue(struct dlb2 *dlb2, unsigned int dom,
 		       const struct dlb2_queue *q)
 {
 	set_vasqid(dlb2, dom, q, false);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_ITS(V, q->id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_DEPTH_THRSH(V, q->id),
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_ITS(dlb2->ver, q->id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_DEPTH_THRSH(dlb2->ver, q->id),
 		    q->desc.depth_threshold);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_V(V, q->id), 1);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_V(dlb2->ver, q->id), 1);
 }
 
 /* TOKEN_DEPTH_SELECT of a CQ depth: hardware depth = 4 << select, >= 8. */
@@ -168,28 +166,28 @@ void dlb2_hw_ldb_port(struct dlb2 *dlb2, unsigned int dom,
 	unsigned int p = port->id;
 	u32 sel = depth_select(port->cq_depth);
 
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_L(V, p), lower_32_bits(port->cq_dma));
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_U(V, p), upper_32_bits(port->cq_dma));
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ2VF_PF_RO(V, p),
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_L(dlb2->ver, p), lower_32_bits(port->cq_dma));
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_U(dlb2->ver, p), upper_32_bits(port->cq_dma));
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ2VF_PF_RO(dlb2->ver, p),
 		    DLB2_CQ2VF_PF_RO_IS_PF | DLB2_CQ2VF_PF_RO_RO);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TKN_DEPTH_SEL(V, p), sel);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(V, p), token_bias(port));
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(V, p), sel);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_WPTR(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_LIM(V, p),
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TKN_DEPTH_SEL(dlb2->ver, p), sel);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(dlb2->ver, p), token_bias(port));
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(dlb2->ver, p), sel);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_WPTR(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_LIM(dlb2->ver, p),
 		    port->hist_base + port->hist_size - 1);
-	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_BASE(V, p), port->hist_base);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_INFL_LIM(V, p), port->hist_size);
-	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_PUSH_PTR(V, p), port->hist_base);
-	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_POP_PTR(V, p), port->hist_base);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_BASE(dlb2->ver, p), port->hist_base);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_INFL_LIM(dlb2->ver, p), port->hist_size);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_PUSH_PTR(dlb2->ver, p), port->hist_base);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_POP_PTR(dlb2->ver, p), port->hist_base);
 	if (dlb2->ver == DLB2_HW_V2)
-		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_AT(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_PASID(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ2VAS(V, p), dom);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2PRIOV(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP2VAS(V, p), dom);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP_V(V, p), 1);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_DSBL(V, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_AT(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_PASID(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ2VAS(dlb2->ver, p), dom);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2PRIOV(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP2VAS(dlb2->ver, p), dom);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP_V(dlb2->ver, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_DSBL(dlb2->ver, p), 0);
 	dlb2_flush_csr(dlb2);
 }
 
@@ -200,22 +198,22 @@ void dlb2_hw_dir_port(struct dlb2 *dlb2, unsigned int dom,
 	unsigned int p = port->id;
 	u32 sel = depth_select(port->cq_depth);
 
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_L(V, p), lower_32_bits(port->cq_dma));
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_U(V, p), upper_32_bits(port->cq_dma));
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ2VF_PF_RO(V, p),
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_L(dlb2->ver, p), lower_32_bits(port->cq_dma));
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_U(dlb2->ver, p), upper_32_bits(port->cq_dma));
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ2VF_PF_RO(dlb2->ver, p),
 		    DLB2_CQ2VF_PF_RO_IS_PF | DLB2_CQ2VF_PF_RO_RO);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TKN_DEPTH_SEL(V, p), sel);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(V, p), token_bias(port));
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_DEPTH_SEL_DSI(V, p), sel);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_WPTR(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_FMT(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TKN_DEPTH_SEL(dlb2->ver, p), sel);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(dlb2->ver, p), token_bias(port));
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_DEPTH_SEL_DSI(dlb2->ver, p), sel);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_WPTR(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_FMT(dlb2->ver, p), 0);
 	if (dlb2->ver == DLB2_HW_V2)
-		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_AT(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_PASID(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ2VAS(V, p), dom);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP2VAS(V, p), dom);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP_V(V, p), 1);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_DSBL(V, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_AT(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_PASID(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ2VAS(dlb2->ver, p), dom);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP2VAS(dlb2->ver, p), dom);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP_V(dlb2->ver, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_DSBL(dlb2->ver, p), 0);
 	dlb2_flush_csr(dlb2);
 }
 
@@ -232,13 +230,13 @@ void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
 	unsigned int p = port->id;
 
 	if (port->ldb) {
-		dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_DEPTH_THRSH(V, p), 0);
-		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ISR(V, p), isr);
-		dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_ENB(V, p), enb);
+		dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_DEPTH_THRSH(dlb2->ver, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ISR(dlb2->ver, p), isr);
+		dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_ENB(dlb2->ver, p), enb);
 	} else {
-		dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(V, p), 0);
-		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ISR(V, p), isr);
-		dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_ENB(V, p), enb);
+		dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(dlb2->ver, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ISR(dlb2->ver, p), isr);
+		dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_ENB(dlb2->ver, p), enb);
 	}
 	dlb2_flush_csr(dlb2);
 }
@@ -247,8 +245,8 @@ void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
 void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_port *port,
 		       bool on)
 {
-	dlb2_csr_wr(dlb2, port->ldb ? DLB2_LSP_CQ_LDB_DSBL(V, port->id) :
-				      DLB2_LSP_CQ_DIR_DSBL(V, port->id), !on);
+	dlb2_csr_wr(dlb2, port->ldb ? DLB2_LSP_CQ_LDB_DSBL(dlb2->ver, port->id) :
+				      DLB2_LSP_CQ_DIR_DSBL(dlb2->ver, port->id), !on);
 	dlb2_flush_csr(dlb2);
 }
 
@@ -259,15 +257,15 @@ static void qid2cqidix(struct dlb2 *dlb2, unsigned int q, unsigned int p,
 	u32 bit = BIT(slot + 8 * (p % 4));
 	unsigned int k = p / 4;
 
-	rmw(dlb2, DLB2_ATM_QID2CQIDIX(V, q, k), bit, set ? bit : 0);
-	rmw(dlb2, DLB2_LSP_QID2CQIDIX(V, q, k), bit, set ? bit : 0);
-	rmw(dlb2, DLB2_LSP_QID2CQIDIX2(V, q, k), bit, set ? bit : 0);
+	rmw(dlb2, DLB2_ATM_QID2CQIDIX(dlb2->ver, q, k), bit, set ? bit : 0);
+	rmw(dlb2, DLB2_LSP_QID2CQIDIX(dlb2->ver, q, k), bit, set ? bit : 0);
+	rmw(dlb2, DLB2_LSP_QID2CQIDIX2(dlb2->ver, q, k), bit, set ? bit : 0);
 }
 
 static void sched_ctrl(struct dlb2 *dlb2, unsigned int p, unsigned int slot,
 		       u32 which, bool value)
 {
-	dlb2_csr_wr(dlb2, DLB2_LSP_LDB_SCHED_CTRL(V),
+	dlb2_csr_wr(dlb2, DLB2_LSP_LDB_SCHED_CTRL(dlb2->ver),
 		    FIELD_PREP(DLB2_LDB_SCHED_CTRL_CQ, p) |
 		    FIELD_PREP(DLB2_LDB_SCHED_CTRL_QIDIX, slot) |
 		    (value ? DLB2_LDB_SCHED_CTRL_VALUE : 0) | which);
@@ -294,22 +292,22 @@ int dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
 {
 	const struct dlb2_queue *q = port->slot_queue[slot];
 	unsigned int p = port->id;
-	u32 cq2qid = slot < 4 ? DLB2_LSP_CQ2QID0(V, p) : DLB2_LSP_CQ2QID1(V, p);
-	u32 infl_lim = DLB2_LSP_QID_LDB_INFL_LIM(V, q->id);
+	u32 cq2qid = slot < 4 ? DLB2_LSP_CQ2QID0(dlb2->ver, p) : DLB2_LSP_CQ2QID1(dlb2->ver, p);
+	u32 infl_lim = DLB2_LSP_QID_LDB_INFL_LIM(dlb2->ver, q->id);
 	u32 lim = 0;
 
 	if (started) {
 		lim = dlb2_csr_rd(dlb2, infl_lim);
 		dlb2_csr_wr(dlb2, infl_lim, 0);
 		/* The read pushes the write: no schedule of q after it. */
-		if (dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_INFL_CNT(V, q->id))) {
+		if (dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_INFL_CNT(dlb2->ver, q->id))) {
 			dlb2_csr_wr(dlb2, infl_lim, lim);
 			dlb2_flush_csr(dlb2);
 			return -EAGAIN;
 		}
 	}
 	dlb2_hw_cq_enable(dlb2, port, false);
-	rmw(dlb2, DLB2_LSP_CQ2PRIOV(V, p), DLB2_CQ2PRIOV_PRIO(slot),
+	rmw(dlb2, DLB2_LSP_CQ2PRIOV(dlb2->ver, p), DLB2_CQ2PRIOV_PRIO(slot),
 	    DLB2_CQ2PRIOV_V(slot) | port->slot_prio[slot] << (3 * slot));
 	rmw(dlb2, cq2qid, DLB2_CQ2QID_QID(slot),
 	    q->id << (8 * (slot % 4)));
@@ -317,9 +315,9 @@ int dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
 	dlb2_flush_csr(dlb2);
 	if (started) {
 		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_RLIST_HASWORK_V,
-			   dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(V, q->id)));
+			   dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(dlb2->ver, q->id)));
 		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_NALB_HASWORK_V,
-			   dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(V, q->id)));
+			   dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(dlb2->ver, q->id)));
 		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_INFLIGHT_OK_V, true);
 		dlb2_csr_wr(dlb2, infl_lim, lim);
 		dlb2_flush_csr(dlb2);
@@ -348,7 +346,7 @@ int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_port *port,
 	dlb2_hw_cq_enable(dlb2, port, false);
 	if (dlb2_hw_cq_inflights(dlb2, port))
 		return -EAGAIN;
-	rmw(dlb2, DLB2_LSP_CQ2PRIOV(V, p), DLB2_CQ2PRIOV_V(slot), 0);
+	rmw(dlb2, DLB2_LSP_CQ2PRIOV(dlb2->ver, p), DLB2_CQ2PRIOV_V(slot), 0);
 	qid2cqidix(dlb2, q->id, p, slot, false);
 	dlb2_flush_csr(dlb2);
 	sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_RLIST_HASWORK_V, false);
@@ -372,9 +370,9 @@ void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom)
 u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_port *port)
 {
 	u32 cnt = port->ldb ?
-		  dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(V, port->id)) &
+		  dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(dlb2->ver, port->id)) &
 		  DLB2_LDB_TKN_CNT_MASK :
-		  dlb2_csr_rd(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(V, port->id)) &
+		  dlb2_csr_rd(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(dlb2->ver, port->id)) &
 		  DLB2_DIR_TKN_CNT_MASK;
 	u32 bias = token_bias(port);
 
@@ -385,7 +383,7 @@ u32 dlb2_hw_cq_inflights(struct dlb2 *dlb2, const struct dlb2_port *port)
 {
 	if (!port->ldb)
 		return 0;
-	return dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_INFL_CNT(V, port->id)) &
+	return dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_INFL_CNT(dlb2->ver, port->id)) &
 	       DLB2_INFL_CNT_MASK;
 }
 
@@ -406,20 +404,20 @@ u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_port *port)
 	unsigned int p = port->id;
 
 	if (port->ldb)
-		return rd64(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(V, p),
-			    DLB2_LSP_CQ_LDB_TOT_SCH_CNTH(V, p));
-	return rd64(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTL(V, p),
-		    DLB2_LSP_CQ_DIR_TOT_SCH_CNTH(V, p));
+		return rd64(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(dlb2->ver, p),
+			    DLB2_LSP_CQ_LDB_TOT_SCH_CNTH(dlb2->ver, p));
+	return rd64(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTL(dlb2->ver, p),
+		    DLB2_LSP_CQ_DIR_TOT_SCH_CNTH(dlb2->ver, p));
 }
 
 /* QEs in the queue: waiting, or (atomic) held for a flow that is pinned. */
 u32 dlb2_hw_queue_depth(struct dlb2 *dlb2, const struct dlb2_queue *q)
 {
 	if (!q->ldb)
-		return dlb2_csr_rd(dlb2, DLB2_LSP_QID_DIR_ENQUEUE_CNT(V, q->id));
-	return dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(V, q->id)) +
-	       dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(V, q->id)) +
-	       dlb2_csr_rd(dlb2, DLB2_LSP_QID_ATM_ACTIVE(V, q->id));
+		return dlb2_csr_rd(dlb2, DLB2_LSP_QID_DIR_ENQUEUE_CNT(dlb2->ver, q->id));
+	return dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(dlb2->ver, q->id)) +
+	       dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(dlb2->ver, q->id)) +
+	       dlb2_csr_rd(dlb2, DLB2_LSP_QID_ATM_ACTIVE(dlb2->ver, q->id));
 }
 
 u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_queue *q)
@@ -427,12 +425,12 @@ u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_queue *q)
 	unsigned int id = q->id;
 
 	if (!q->ldb)
-		return rd64(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(V, id),
-			    DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(V, id));
-	return rd64(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(V, id),
-		    DLB2_LSP_QID_NALDB_TOT_ENQ_CNTH(V, id)) +
-	       rd64(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTL(V, id),
-		    DLB2_LSP_QID_ATM_TOT_ENQ_CNTH(V, id));
+		return rd64(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(dlb2->ver, id),
+			    DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(dlb2->ver, id));
+	return rd64(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(dlb2->ver, id),
+		    DLB2_LSP_QID_NALDB_TOT_ENQ_CNTH(dlb2->ver, id)) +
+	       rd64(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTL(dlb2->ver, id),
+		    DLB2_LSP_QID_ATM_TOT_ENQ_CNTH(dlb2->ver, id));
 }
 
 /*
@@ -535,8 +533,8 @@ bool dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
  */
 void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_port *port)
 {
-	dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WPTR(V, port->id) :
-				      DLB2_CHP_DIR_CQ_WPTR(V, port->id), 0);
+	dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WPTR(dlb2->ver, port->id) :
+				      DLB2_CHP_DIR_CQ_WPTR(dlb2->ver, port->id), 0);
 	dlb2_flush_csr(dlb2);
 }
 
@@ -652,95 +650,95 @@ static void reset_ldb_port(struct dlb2 *dlb2, const struct dlb2_port *port)
 {
 	unsigned int p = port->id;
 
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP2VAS(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ2VAS(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP_V(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_DSBL(V, p), 1);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_DEPTH(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_INFL_LIM(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_LIM(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_BASE(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_POP_PTR(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_PUSH_PTR(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_DEPTH_THRSH(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TMR_THRSH(V, p), 1);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_ENB(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ISR(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TKN_DEPTH_SEL(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_WPTR(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_L(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_U(V, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP2VAS(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ2VAS(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_PP_V(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_DSBL(dlb2->ver, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_DEPTH(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_INFL_LIM(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_LIM(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_BASE(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_POP_PTR(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_HIST_LIST_PUSH_PTR(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_DEPTH_THRSH(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TMR_THRSH(dlb2->ver, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_INT_ENB(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ISR(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_DEPTH_SEL(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_TKN_DEPTH_SEL(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_LDB_CQ_WPTR(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_L(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_ADDR_U(dlb2->ver, p), 0);
 	if (dlb2->ver == DLB2_HW_V2)
-		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_AT(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_PASID(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ2VF_PF_RO(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTH(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2QID0(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2QID1(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2PRIOV(V, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_AT(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ_PASID(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_CQ2VF_PF_RO(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTL(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_LDB_TOT_SCH_CNTH(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2QID0(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2QID1(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2PRIOV(dlb2->ver, p), 0);
 }
 
 static void reset_dir_port(struct dlb2 *dlb2, const struct dlb2_port *port)
 {
 	unsigned int p = port->id;
 
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ2VAS(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_DSBL(V, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ2VAS(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_DSBL(dlb2->ver, p), 1);
 	if (dlb2->ver == DLB2_HW_V2)
-		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_OPT_CLR(V), p);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_DEPTH(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TMR_THRSH(V, p), 1);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_ENB(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ISR(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_DEPTH_SEL_DSI(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TKN_DEPTH_SEL(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_WPTR(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_L(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_U(V, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_OPT_CLR(dlb2->ver), p);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_DEPTH(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TMR_THRSH(dlb2->ver, p), 1);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_ENB(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ISR(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_DEPTH_SEL_DSI(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TKN_DEPTH_SEL(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_WPTR(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TKN_CNT(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_L(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_ADDR_U(dlb2->ver, p), 0);
 	if (dlb2->ver == DLB2_HW_V2)
-		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_AT(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_PASID(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_FMT(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ2VF_PF_RO(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTL(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTH(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP2VAS(V, p), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP_V(V, p), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_AT(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_PASID(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_FMT(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ2VF_PF_RO(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTL(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_TOT_SCH_CNTH(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP2VAS(dlb2->ver, p), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP_V(dlb2->ver, p), 0);
 }
 
 static void reset_ldb_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
 {
 	unsigned int id = q->id, k;
 
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTL(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_MAX_DEPTH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_AQED_ACTIVE_LIM(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_DEPTH_THRSH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_DEPTH_THRSH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_ITS(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN_MAP(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_V(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_CFG_V(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_AQED_QID_HID_WIDTH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_AQED_QID_FID_LIM(V, id), 0x7ff);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTL(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_TOT_ENQ_CNTH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_MAX_DEPTH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_AQED_ACTIVE_LIM(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_ATM_DEPTH_THRSH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_NALDB_DEPTH_THRSH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_ITS(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_CHP_ORD_QID_SN_MAP(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_V(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_LDB_QID_CFG_V(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_AQED_QID_HID_WIDTH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_AQED_QID_FID_LIM(dlb2->ver, id), 0x7ff);
 	if (q->sn_group >= 0)
 		dlb2_csr_wr(dlb2, q->sn_group ?
-			    DLB2_RO_GRP_1_SLT_SHFT(V, q->sn_slot) :
-			    DLB2_RO_GRP_0_SLT_SHFT(V, q->sn_slot), 0);
+			    DLB2_RO_GRP_1_SLT_SHFT(dlb2->ver, q->sn_slot) :
+			    DLB2_RO_GRP_0_SLT_SHFT(dlb2->ver, q->sn_slot), 0);
 	for (k = 0; k < DLB2_MAX_LDB_PORTS / 4; k++) {
-		dlb2_csr_wr(dlb2, DLB2_LSP_QID2CQIDIX(V, id, k), 0);
-		dlb2_csr_wr(dlb2, DLB2_LSP_QID2CQIDIX2(V, id, k), 0);
-		dlb2_csr_wr(dlb2, DLB2_ATM_QID2CQIDIX(V, id, k), 0);
+		dlb2_csr_wr(dlb2, DLB2_LSP_QID2CQIDIX(dlb2->ver, id, k), 0);
+		dlb2_csr_wr(dlb2, DLB2_LSP_QID2CQIDIX2(dlb2->ver, id, k), 0);
+		dlb2_csr_wr(dlb2, DLB2_ATM_QID2CQIDIX(dlb2->ver, id, k), 0);
 	}
 }
 
@@ -748,12 +746,12 @@ static void reset_dir_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
 {
 	unsigned int id = q->id;
 
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_MAX_DEPTH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_DEPTH_THRSH(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_ITS(V, id), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_V(V, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_MAX_DEPTH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_DIR_DEPTH_THRSH(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_ITS(dlb2->ver, id), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_V(dlb2->ver, id), 0);
 }
 
 /**
@@ -772,10 +770,10 @@ void dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		struct dlb2_port *port = dom->ports[i];
 
 		dlb2_hw_port_intr(dlb2, port, false);
-		dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WD_ENB(V, port->id) :
-					      DLB2_CHP_DIR_CQ_WD_ENB(V, port->id), 0);
+		dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WD_ENB(dlb2->ver, port->id) :
+					      DLB2_CHP_DIR_CQ_WD_ENB(dlb2->ver, port->id), 0);
 		if (port->ldb)
-			dlb2_csr_wr(dlb2, DLB2_CHP_SN_CHK_ENBL(V, port->id), 0);
+			dlb2_csr_wr(dlb2, DLB2_CHP_SN_CHK_ENBL(dlb2->ver, port->id), 0);
 	}
 	for (i = 0; i < dom->num_queues; i++)
 		set_vasqid(dlb2, d, &dom->queues[i], false);

@@ -17,7 +17,6 @@
 #include "hw.h"
 #include "regs.h"
 
-#define V	(dlb2->ver)
 #define DLB2_ALARM_STORM	1000
 
 static const char *const alarm_names[DLB2_NUM_ALARMS] = {
@@ -74,7 +73,7 @@ static void count_alarm(struct dlb2 *dlb2, u32 synd0)
 	}
 	if (++dlb2->alarm_window_count > DLB2_ALARM_STORM &&
 	    !dlb2->ingress_alarms_off) {
-		dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(V), 0);
+		dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver), 0);
 		dlb2->ingress_alarms_off = true;
 		dev_warn(&dlb2->pdev->dev,
 			 "more than %d alarms in one second: ingress alarms off\n",
@@ -85,26 +84,26 @@ static void count_alarm(struct dlb2 *dlb2, u32 synd0)
 static irqreturn_t dlb2_alarm_isr(int irq, void *data)
 {
 	struct dlb2 *dlb2 = data;
-	u32 hw_synd = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_HW_SYND(V));
+	u32 hw_synd = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_HW_SYND(dlb2->ver));
 	u32 synd0;
 
 	/* Acknowledge first, so that an alarm meanwhile interrupts again. */
-	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(V), BIT(DLB2_INT_ALARM));
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(dlb2->ver), BIT(DLB2_INT_ALARM));
 	if ((hw_synd & DLB2_ALARM_SYND0_VALID) &&
 	    (hw_synd & DLB2_ALARM_HW_SYND_ALARM)) {
 		dev_err_ratelimited(&dlb2->pdev->dev,
 				    "hardware alarm, syndrome %#x\n", hw_synd);
-		dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_HW_SYND(V),
+		dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_HW_SYND(dlb2->ver),
 			    DLB2_ALARM_SYND0_VALID | DLB2_ALARM_SYND0_MORE);
 	}
-	synd0 = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_PF_SYND0(V));
+	synd0 = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_PF_SYND0(dlb2->ver));
 	if (!(synd0 & DLB2_ALARM_SYND0_VALID))
 		return IRQ_HANDLED;
 	count_alarm(dlb2, synd0);
 	/* MORE: others were lost while SYND0 held this one; count one more. */
 	if (synd0 & DLB2_ALARM_SYND0_MORE)
 		atomic64_inc(&dlb2->alarms[DLB2_ALARM_OTHER]);
-	dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_PF_SYND0(V),
+	dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_PF_SYND0(dlb2->ver),
 		    DLB2_ALARM_SYND0_VALID | DLB2_ALARM_SYND0_MORE);
 	return IRQ_HANDLED;
 }
@@ -136,10 +135,10 @@ static irqreturn_t dlb2_cq_isr(int irq, void *data)
 	struct dlb2 *dlb2 = data;
 	unsigned int p;
 
-	wake_ports(dlb2, DLB2_SYS_LDB_CQ_31_0_OCC_INT_STS(V), dlb2->ldb_ports, 0);
-	wake_ports(dlb2, DLB2_SYS_LDB_CQ_63_32_OCC_INT_STS(V), dlb2->ldb_ports, 32);
-	wake_ports(dlb2, DLB2_SYS_DIR_CQ_31_0_OCC_INT_STS(V), dlb2->dir_ports, 0);
-	wake_ports(dlb2, DLB2_SYS_DIR_CQ_63_32_OCC_INT_STS(V), dlb2->dir_ports, 32);
+	wake_ports(dlb2, DLB2_SYS_LDB_CQ_31_0_OCC_INT_STS(dlb2->ver), dlb2->ldb_ports, 0);
+	wake_ports(dlb2, DLB2_SYS_LDB_CQ_63_32_OCC_INT_STS(dlb2->ver), dlb2->ldb_ports, 32);
+	wake_ports(dlb2, DLB2_SYS_DIR_CQ_31_0_OCC_INT_STS(dlb2->ver), dlb2->dir_ports, 0);
+	wake_ports(dlb2, DLB2_SYS_DIR_CQ_63_32_OCC_INT_STS(dlb2->ver), dlb2->dir_ports, 32);
 	/*
 	 * The status registers of DLB 2.5's directed CQs 64..95 are not
 	 * public: wake those ports on every CQ interrupt.
@@ -150,7 +149,7 @@ static irqreturn_t dlb2_cq_isr(int irq, void *data)
 		if (port && port->intr)
 			wake(port);
 	}
-	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(V), BIT(DLB2_INT_CQ));
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(dlb2->ver), BIT(DLB2_INT_CQ));
 	return IRQ_HANDLED;
 }
 
@@ -170,7 +169,7 @@ int dlb2_intr_init(struct dlb2 *dlb2)
 				    PCI_IRQ_MSIX);
 	if (ret < 0)
 		return ret;
-	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(V), DLB2_SYS_MSIX_MODE_COMPRESSED);
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(dlb2->ver), DLB2_SYS_MSIX_MODE_COMPRESSED);
 	ret = devm_request_irq(&pdev->dev, pci_irq_vector(pdev, DLB2_INT_ALARM),
 			       dlb2_alarm_isr, 0, "dlb2-alarm", dlb2);
 	if (ret)
@@ -185,8 +184,8 @@ int dlb2_intr_init(struct dlb2 *dlb2)
  */
 void dlb2_intr_exit(struct dlb2 *dlb2)
 {
-	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(V), 0);
-	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(V), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver), 0);
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(dlb2->ver), 0);
 	dlb2_flush_csr(dlb2);
 }
 
@@ -199,7 +198,7 @@ void dlb2_alarms_enable(struct dlb2 *dlb2)
 	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 	dlb2->alarm_window_count = 0;
 	dlb2->ingress_alarms_off = false;
-	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(V),
+	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
 		    DLB2_SYS_INGRESS_ALARM_ENBL_ALL);
 	enable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 }
