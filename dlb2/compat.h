@@ -47,6 +47,23 @@ static inline void dlb2_vm_flags_clear(struct vm_area_struct *vma,
 #define DLB2_DEVNODE_CONST
 #endif
 
+/*
+ * 6.11: pcim_iomap_region() requests and maps one BAR (device managed);
+ * pcim_iomap_regions() and pcim_iomap_table() are deprecated.
+ * Return: the mapping or an ERR_PTR.
+ */
+static inline void __iomem *dlb2_pcim_iomap_region(struct pci_dev *pdev,
+						   int bar, const char *name)
+{
+#ifdef DLB2_HAVE_PCIM_IOMAP_REGION
+	return pcim_iomap_region(pdev, bar, name);
+#else
+	int ret = pcim_iomap_regions(pdev, BIT(bar), name);
+
+	return ret ? IOMEM_ERR_PTR(ret) : pcim_iomap_table(pdev)[bar];
+#endif
+}
+
 /* 6.13: MODULE_IMPORT_NS() takes a string; the same module info either way */
 #ifdef DLB2_HAVE_IMPORT_NS_STRING
 #define DLB2_IMPORT_NS(ns)	MODULE_IMPORT_NS(ns)

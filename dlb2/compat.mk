@@ -18,3 +18,6 @@ endif
 ifneq ($(shell grep -s 'void dma_buf_invalidate_mappings' $(srctree)/include/linux/dma-buf.h),)
 ccflags-y += -DDLB2_HAVE_DMA_BUF_INVALIDATE_MAPPINGS
 endif
+ifneq ($(shell grep -s 'void __iomem \*pcim_iomap_region' $(srctree)/include/linux/pci.h),)
+ccflags-y += -DDLB2_HAVE_PCIM_IOMAP_REGION
+endif

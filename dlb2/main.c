@@ -17,6 +17,7 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 
+#include "compat.h"
 #include "dlb2.h"
 #include "hw.h"
 #include "regs.h"
@@ -94,12 +95,16 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot enable device\n");
 
-	ret = pcim_iomap_regions(pdev, BIT(DLB2_FUNC_BAR) | BIT(DLB2_CSR_BAR),
-				 DLB2_DRV_NAME);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot map BARs\n");
-	dlb2->func_base = pcim_iomap_table(pdev)[DLB2_FUNC_BAR];
-	dlb2->csr_base = pcim_iomap_table(pdev)[DLB2_CSR_BAR];
+	dlb2->func_base = dlb2_pcim_iomap_region(pdev, DLB2_FUNC_BAR,
+						 DLB2_DRV_NAME);
+	if (IS_ERR(dlb2->func_base))
+		return dev_err_probe(dev, PTR_ERR(dlb2->func_base),
+				     "cannot map BAR %d\n", DLB2_FUNC_BAR);
+	dlb2->csr_base = dlb2_pcim_iomap_region(pdev, DLB2_CSR_BAR,
+						DLB2_DRV_NAME);
+	if (IS_ERR(dlb2->csr_base))
+		return dev_err_probe(dev, PTR_ERR(dlb2->csr_base),
+				     "cannot map BAR %d\n", DLB2_CSR_BAR);
 	dlb2->func_phys = pci_resource_start(pdev, DLB2_FUNC_BAR);
 
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
