@@ -289,8 +289,9 @@ static void dlb2_dmabuf_revoke(void *priv)
 				  false, msecs_to_jiffies(ms)) > 0)
 		return;
 	/* d->p2p may not be stored yet: name the buffer by its inode. */
-	pr_warn_ratelimited("dlb2: dma-buf (inode %lu): importers' fences not signalled after %u ms; revoked without them\n",
-			    file_inode(d->dmabuf->file)->i_ino, ms);
+	pr_warn_ratelimited("dlb2: dma-buf (inode %llu): importers' fences not signalled after %u ms; revoked without them\n",
+			    (unsigned long long)file_inode(d->dmabuf->file)->i_ino,
+			    ms);
 }
 
 /**
