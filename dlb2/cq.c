@@ -131,6 +131,7 @@ void dlb2_port_release_cq(struct dlb2_port *port)
 				   dlb2_port_cq_map_size(port),
 				   DMA_BIDIRECTIONAL);
 	dlb2_hw_cq_reset(dlb2, port);
+	WRITE_ONCE(port->isr_wptr, 0);		/* as the device's, reset */
 	atomic_set(&port->irqs, 0);
 	dlb2_port_cq_resume(port);
 }

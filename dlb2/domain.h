@@ -152,6 +152,8 @@ struct dlb2_queue {
  * @slot_state: state of each slot
  * @wq: waiters for CQ interrupts
  * @irqs: CQ interrupts not yet read
+ * @isr_wptr: the CQ write pointer the interrupt handler last woke the port
+ *	      at (DLB 2.5's directed ports 64..95 only; handler only)
  * @p2p_lock: protects @p2p, @p2p_pending and each pin's callback state
  *	      (p2p.c); never held while a callback runs
  * @p2p: pins of other kernel modules on the producer port (struct dlb2_p2p)
@@ -186,6 +188,7 @@ struct dlb2_port {
 	enum dlb2_slot_state slot_state[DLB2_MAX_LINKS];
 	wait_queue_head_t wq;
 	atomic_t irqs;
+	u32 isr_wptr;
 	struct mutex p2p_lock;	/* see the kernel-doc above */
 	struct list_head p2p;
 	unsigned int p2p_pending;

@@ -141,13 +141,20 @@ static irqreturn_t dlb2_cq_isr(int irq, void *data)
 	wake_ports(dlb2, DLB2_SYS_DIR_CQ_63_32_OCC_INT_STS(dlb2->ver), dlb2->dir_ports, 32);
 	/*
 	 * The status registers of DLB 2.5's directed CQs 64..95 are not
-	 * public: wake those ports on every CQ interrupt.
+	 * public: wake those of the ports in interrupt mode whose CQ write
+	 * pointer moved since the last wake, not every one of every domain.
 	 */
 	for (p = 64; p < dlb2->num_dir_ports; p++) {
 		struct dlb2_port *port = READ_ONCE(dlb2->dir_ports[p]);
+		u32 wptr;
 
-		if (port && port->intr)
+		if (!port || !port->intr)
+			continue;
+		wptr = dlb2_csr_rd(dlb2, DLB2_CHP_DIR_CQ_WPTR(dlb2->ver, p));
+		if (wptr != port->isr_wptr) {
+			port->isr_wptr = wptr;
 			wake(port);
+		}
 	}
 	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(dlb2->ver), BIT(DLB2_INT_CQ));
 	return IRQ_HANDLED;
