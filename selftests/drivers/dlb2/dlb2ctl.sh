@@ -36,7 +36,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # the unit's command line, for device $bdf and directory $tmp/etc
 unit_cmd=$(sed -n 's|^ExecStart=@sbindir@/dlb2ctl ||p' "$top/tools/dist/dlb2-apply@.service.in" |
-	sed "s|%I|$bdf|; s|/etc/dlb2|$tmp/etc|")
+	sed "s|%I|$bdf|; s|@sysconfdir@/dlb2|$tmp/etc|")
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 dom=/sys/kernel/config/dlb2/dlb2_$dev/pipeline
 "$ctl" destroy -d "$dev" pipeline >/dev/null 2>&1
