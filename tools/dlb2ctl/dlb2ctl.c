@@ -7,7 +7,8 @@
  *   dlb2ctl show [DOMAIN]    the configfs tree with its attributes
  *   dlb2ctl stats [BDF]      sysfs resources and statistics
  *   dlb2ctl destroy DOMAIN   disable and remove a domain
- *   dlb2ctl doctor           can a NIC enqueue peer-to-peer? (doctor.c)
+ *   dlb2ctl doctor           is the host set up (doctor-host.c), can a NIC
+ *                            enqueue peer-to-peer (doctor.c)?
  */
 #include <dirent.h>
 #include <errno.h>
@@ -50,7 +51,7 @@ static const char usage_main[] =
 "  show [DOMAIN]     print the configfs tree: domains, queues, ports, links\n"
 "  stats [BDF]       print the device resources and statistics from sysfs\n"
 "  destroy DOMAIN    disable a domain and remove it with its queues and ports\n"
-"  doctor            check a DLB and an RDMA NIC for peer-to-peer enqueue\n"
+"  doctor            check the host's set-up, a DLB and an RDMA NIC's path\n"
 "  help [COMMAND]    this text, or a command's\n"
 "\n"
 "Options:\n"
@@ -123,12 +124,18 @@ static const char usage_destroy[] =
 static const char usage_doctor[] =
 "Usage: dlb2ctl doctor [-j] [-d N | --dlb BDF] [--rdma IBDEV | --peer BDF]\n"
 "                      [--atomic-cap none|hca|glob] [--proc DIR] [--modules DIR]\n"
+"                      [--root DIR]\n"
 "\n"
-"Checks whether an RDMA NIC (or another PCI peer) can enqueue into the DLB's\n"
-"producer ports peer-to-peer, and take DLB credits with its RDMA atomics:\n"
-"driver, iommu, numa, acs, p2p-path, peer-mr, atomics, atomic-cap.  Each\n"
-"prints pass, fail or unknown with what was found, and a fix if not pass.\n"
-"Without a peer, only the DLB side: driver, iommu, peer-mr.\n"
+"Checks the host's set-up for dlb2: module (loaded, or built for the\n"
+"running kernel; DKMS), configfs, secure-boot (and lockdown), group (dlb2,\n"
+"and the caller in it), udev (the rule, the port devices' group), config\n"
+"(each /etc/dlb2/*.json, as apply --check), apply-unit (failed\n"
+"dlb2-apply@ units).  Then whether an RDMA NIC (or another PCI peer) can\n"
+"enqueue into the DLB's producer ports peer-to-peer, and take DLB credits\n"
+"with its RDMA atomics: driver, iommu, numa, acs, p2p-path, peer-mr,\n"
+"atomics, atomic-cap.  Without a peer, only the DLB side: driver, iommu,\n"
+"peer-mr.  Each prints pass, fail, unknown or n/a with what was found, and\n"
+"a fix for fail and unknown.\n"
 "\n"
 "  -j, --json          JSON instead of text\n"
 "  -d N, --dlb BDF     the DLB (default: the first bound to dlb2)\n"
@@ -136,12 +143,15 @@ static const char usage_doctor[] =
 "  --peer BDF          a PCI function as the peer\n"
 "  --atomic-cap CAP    the device's atomic_cap, instead of asking libibverbs\n"
 "  --proc DIR          procfs (/proc): kallsyms, cpuinfo, sys/kernel/osrelease\n"
-"  --modules DIR       the modules tree (/lib/modules): modules.dep\n"
+"  --modules DIR       the modules tree (/lib/modules): dlb2.ko, modules.dep\n"
+"  --root DIR          where etc/, run/, dev/, lib/, usr/ are, and dkms and\n"
+"                      systemctl (/)\n"
 "\n"
-"Exit status: 0 P2P enqueue and remote credits will work (no peer: the DLB\n"
-"side passed); 1 P2P enqueue will not work; 2 remote credits will not work\n"
-"(P2P enqueue will or may); 3 nothing needed failed but something is\n"
-"unknown; 4 usage error or no such peer.  The numa check is advice only.\n";
+"Exit status: 0 the host is ready, P2P enqueue and remote credits will work\n"
+"(no peer: the DLB side passed); 1 P2P enqueue will not work; 2 remote\n"
+"credits will not work (P2P enqueue will or may); 5 a host check failed\n"
+"(nothing on the path did); 3 nothing failed but something is unknown;\n"
+"4 usage error or no such peer.  The numa check is advice only.\n";
 
 static void die_errno(int err, const char *what)
 {
@@ -249,24 +259,41 @@ static bool domain_exists(int dev, const char *name)
 	return !stat(path, &st);
 }
 
+int check_spec_file(const char *file, char *msg, size_t len)
+{
+	struct dlb2_spec *spec;
+	int i, n, ret;
+
+	ret = dlb2_spec_load(file, &spec, msg, len);
+	if (ret)
+		return ret;
+	for (n = 0, i = 0; i < spec->ndomains; i++)
+		n += spec->domains[i].nqueues + spec->domains[i].nports;
+	snprintf(msg, len, "%s: %d domain%s, %d queues and ports: OK", file,
+		 spec->ndomains, spec->ndomains == 1 ? "" : "s", n);
+	dlb2_spec_free(spec);
+	return 0;
+}
+
 /* Apply one configuration file; returns 0 or 1 (message printed). */
 static int apply_file(const char *file)
 {
 	struct dlb2_spec *spec, sub = { 0 };
 	char err[512];
-	int i, n, ret;
+	int i, ret;
 
+	if (check_only) {
+		ret = check_spec_file(file, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "dlb2ctl: %s\n", err);
+		else
+			printf("%s\n", err);
+		return ret ? 1 : 0;
+	}
 	ret = dlb2_spec_load(file, &spec, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "dlb2ctl: %s\n", err);
 		return 1;
-	}
-	for (n = 0, i = 0; i < spec->ndomains; i++)
-		n += spec->domains[i].nqueues + spec->domains[i].nports;
-	if (check_only) {
-		printf("%s: %d domain%s, %d queues and ports: OK\n", file,
-		       spec->ndomains, spec->ndomains == 1 ? "" : "s", n);
-		goto out;
 	}
 	/* the domains to create: a shallow copy of those selected */
 	sub.domains = calloc((size_t)spec->ndomains + 1, sizeof(*sub.domains));
@@ -294,7 +321,6 @@ static int apply_file(const char *file)
 		printf("dlb2_%d/%s: %s\n", sub.domains[i].device, sub.domains[i].name,
 		       sub.domains[i].enable ? "enabled" : "created");
 	free(sub.domains);
-out:
 	dlb2_spec_free(spec);
 	return ret ? 1 : 0;
 }

@@ -2,16 +2,17 @@
 /*
  * dlb2ctl doctor: will an RDMA NIC (or another PCI peer) enqueue into a
  * DLB's producer ports peer-to-peer on this host, and will its remote
- * credits work (RDMA atomics on a credit word that the CPUs share)?
+ * credits work (RDMA atomics on a credit word that the CPUs share)?  The
+ * checks of the host's set-up before them are doctor-host.c's.
  *
- * Everything is read from sysfs (under --sysfs), /proc (--proc) and
- * /lib/modules (--modules), so that the tests run on stand-in trees; the
- * RDMA device's atomic_cap comes from libibverbs through dlopen(), when it
- * is installed (DLB2CTL_LIBIBVERBS names another library), or from
- * --atomic-cap.  The PCIe AtomicOp path is libdlb2_rdma's check
- * (pcie_atomics.c); the P2P path is judged as Linux's
- * pci_p2pdma_distance() judges it, which dlb2 asks before it maps a
- * producer port for a peer.
+ * Everything is read from sysfs (under --sysfs), /proc (--proc),
+ * /lib/modules (--modules) and the root (--root: /etc, /dev, ...), so that
+ * the tests run on stand-in trees; the RDMA device's atomic_cap comes from
+ * libibverbs through dlopen(), when it is installed (DLB2CTL_LIBIBVERBS
+ * names another library), or from --atomic-cap.  The PCIe AtomicOp path
+ * is libdlb2_rdma's check (pcie_atomics.c); the P2P path is judged as
+ * Linux's pci_p2pdma_distance() judges it, which dlb2 asks before it maps
+ * a producer port for a peer.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -30,31 +31,17 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "doctor-int.h"
 #include "libdlb2.h"
 #include "pcie_atomics.h"
 #include "tree.h"
 
-#define PASS	DLB2_ATOMICS_PASS
-#define FAIL	DLB2_ATOMICS_FAIL
-#define UNKNOWN	DLB2_ATOMICS_UNKNOWN
-
-/* What a check's result decides */
-#define ADVICE	0	/* nothing: the exit status ignores it */
-#define ENQ	1	/* P2P enqueue */
-#define CRED	2	/* remote credits */
-
-struct check {
-	const char *name;
-	unsigned int affects;
-	int result;
-	char detail[1024];
-	char fix[768];
-};
-
-static struct check checks[8];
+/* every check, in the order added: the host's first (doctor-host.c) */
+static struct check **checks;
 static int nchecks;
 
 static const char *sysfs, *procfs = "/proc", *moddir = "/lib/modules";
+static const char *root = "/";
 static char sysroot[PATH_MAX];		/* sysfs without its /sys */
 static char dlb[64], dlbdir[PATH_MAX];	/* the DLB, its sysfs directory */
 static char peer[64], peerdir[PATH_MAX]; /* the peer's PCI function */
@@ -62,13 +49,19 @@ static char ibdev[64];			/* the RDMA device */
 static bool has_peer, software;
 static int atomic_cap = -1;		/* DLB2_ATOMIC_*, -1 unknown */
 
-__attribute__((format(printf, 4, 5)))
-static struct check *add(const char *name, unsigned int affects, int result,
-			 const char *fmt, ...)
+struct check *add(const char *name, unsigned int affects, int result,
+		  const char *fmt, ...)
 {
-	struct check *c = &checks[nchecks++];
+	struct check **more = realloc(checks, (nchecks + 1) * sizeof(*checks));
+	struct check *c = calloc(1, sizeof(*c));
 	va_list ap;
 
+	if (!more || !c) {
+		fputs("dlb2ctl: doctor: out of memory\n", stderr);
+		exit(DOCTOR_USAGE);
+	}
+	checks = more;
+	checks[nchecks++] = c;
 	c->name = name;
 	c->affects = affects;
 	c->result = result;
@@ -79,8 +72,7 @@ static struct check *add(const char *name, unsigned int affects, int result,
 	return c;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void fix(struct check *c, const char *fmt, ...)
+void fix(struct check *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -89,9 +81,7 @@ static void fix(struct check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The formatted path (in one of four buffers, used in turn) */
-__attribute__((format(printf, 1, 2)))
-static const char *P(const char *fmt, ...)
+const char *P(const char *fmt, ...)
 {
 	static char buf[4][PATH_MAX * 2];
 	static unsigned int i;
@@ -104,8 +94,7 @@ static const char *P(const char *fmt, ...)
 	return buf[i];
 }
 
-/* The first line of file @path ("" when unreadable); 0 or -errno. */
-static int rd(char *buf, size_t len, const char *path)
+int rd(char *buf, size_t len, const char *path)
 {
 	int ret = dlb2_read_attr(path, buf, len);
 
@@ -537,8 +526,7 @@ static int kallsyms(const char *sym)
 	return found;
 }
 
-/* Is peermem_dlb in modules.dep of the running kernel? */
-static bool installed(const char *mod)
+bool installed(const char *mod)
 {
 	char rel[128], line[1024], *colon, *b;
 	bool found = false;
@@ -626,8 +614,11 @@ _Static_assert(sizeof(struct ibv_device_attr) < sizeof(struct doctor_ibv_attr),
 #endif
 #endif
 
-/* @name's atomic_cap through libibverbs, or -1 with @why */
-static int query_cap(const char *name, char *why, size_t len)
+/* What to do when libibverbs did not tell the atomic_cap */
+enum { CAP_NO_LIB, CAP_NO_DEV, CAP_NO_OPEN };
+
+/* @name's atomic_cap through libibverbs, or -1 with @why and CAP_* @how */
+static int query_cap(const char *name, char *why, size_t len, int *how)
 {
 	const char *lib = getenv("DLB2CTL_LIBIBVERBS") ? : "libibverbs.so.1";
 	void **(*list)(int *);
@@ -640,6 +631,7 @@ static int query_cap(const char *name, char *why, size_t len)
 	void *h, **devs, *ctx = NULL;
 	int i, cap = -1;
 
+	*how = CAP_NO_LIB;
 	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(why, len, "libibverbs cannot be loaded: %s", dlerror());
@@ -657,16 +649,21 @@ static int query_cap(const char *name, char *why, size_t len)
 		return -1;
 	}
 	devs = list(NULL);
+	*how = CAP_NO_DEV;
 	snprintf(why, len, "%s is not among libibverbs' devices", name);
 	for (i = 0; devs && devs[i]; i++) {
 		if (strcmp(dev_name(devs[i]), name))
 			continue;
+		*how = CAP_NO_OPEN;
 		ctx = open_dev(devs[i]);
 		memset(&attr, 0, sizeof(attr));
 		if (!ctx)
 			snprintf(why, len, "ibv_open_device(%s): %s", name, strerror(errno));
 		else if ((errno = query(ctx, &attr)))
 			snprintf(why, len, "ibv_query_device(%s): %s", name, strerror(errno));
+		else if (attr.atomic_cap < 0 || attr.atomic_cap > DLB2_ATOMIC_GLOB)
+			snprintf(why, len, "%s reports atomic_cap %d, which dlb2ctl does not know",
+				 name, attr.atomic_cap);
 		else
 			cap = attr.atomic_cap;
 		if (ctx)
@@ -679,24 +676,29 @@ static int query_cap(const char *name, char *why, size_t len)
 	return cap;
 }
 
+/* An RDMA device's atomic_cap: --atomic-cap, or libibverbs' */
 static void check_cap(void)
 {
 	static const char *const names[] = { "IBV_ATOMIC_NONE", "IBV_ATOMIC_HCA", "IBV_ATOMIC_GLOB" };
 	char why[512] = "";
 	const char *from = "--atomic-cap";
 	struct check *c;
+	int how;
 
-	if (atomic_cap < 0 && ibdev[0]) {
-		atomic_cap = query_cap(ibdev, why, sizeof(why));
+	if (atomic_cap < 0) {
+		atomic_cap = query_cap(ibdev, why, sizeof(why), &how);
 		from = "libibverbs";
 	}
-	if (atomic_cap < 0 || atomic_cap > DLB2_ATOMIC_GLOB) {
-		atomic_cap = -1;
-		if (!ibdev[0])
-			c = add("atomic-cap", CRED, UNKNOWN, "%s has no RDMA device: its atomic_cap is not known", peer);
+	if (atomic_cap < 0) {
+		c = add("atomic-cap", CRED, UNKNOWN, "%s", why);
+		if (how == CAP_NO_LIB)
+			fix(c, "install libibverbs1, or give what `ibv_devinfo -v | grep atomic_cap` says: --atomic-cap none|hca|glob");
+		else if (how == CAP_NO_DEV)
+			fix(c, "install the device's provider (ibverbs-providers: libmlx5 for mlx5, librxe for rxe) until ibv_devices lists %s, or give what `ibv_devinfo -v -d %s | grep atomic_cap` says: --atomic-cap none|hca|glob",
+			    ibdev, ibdev);
 		else
-			c = add("atomic-cap", CRED, UNKNOWN, "%s", why);
-		fix(c, "install libibverbs1, or give what `ibv_devinfo -v | grep atomic_cap` says: --atomic-cap none|hca|glob");
+			fix(c, "ibv_devinfo -v -d %s shows whether this user may open it (/dev/infiniband/uverbs*), or give what it says of atomic_cap: --atomic-cap none|hca|glob",
+			    ibdev);
 		return;
 	}
 	if (atomic_cap == DLB2_ATOMIC_NONE) {
@@ -714,10 +716,39 @@ static void check_cap(void)
 
 static const char *yes_no(int v)
 {
-	return v == PASS ? "yes" : v == FAIL ? "no" : "unknown";
+	return v == PASS ? "yes" : v == FAIL ? "no" : v == NA ? "n/a" : "unknown";
 }
 
-static void print(bool json, int enq, int cred, int status)
+static const char *result_name(int v)
+{
+	return v == NA ? "n/a" : dlb2_atomics_verdict_name(v);
+}
+
+/* The checks of one kind as a JSON array (@host: the host's) */
+static void print_json_checks(const char *key, bool host)
+{
+	bool first = true;
+	int i;
+
+	printf(",\n  \"%s\": [", key);
+	for (i = 0; i < nchecks; i++) {
+		const struct check *c = checks[i];
+
+		if (!(c->affects & HOST) != !host)
+			continue;
+		printf("%s\n    {\"name\": ", first ? "" : ",");
+		first = false;
+		json_str(c->name);
+		printf(", \"result\": \"%s\", \"detail\": ", result_name(c->result));
+		json_str(c->detail);
+		fputs(", \"fix\": ", stdout);
+		json_str(c->result == PASS || c->result == NA ? NULL : c->fix);
+		putchar('}');
+	}
+	printf("%s]", first ? "" : "\n  ");
+}
+
+static void print(bool json, int host, int enq, int cred, int status)
 {
 	char who[160] = "";
 	int i;
@@ -729,13 +760,19 @@ static void print(bool json, int enq, int cred, int status)
 				 ibdev[0] && peer[0] ? ")" : "", software ? " (software)" : "");
 		printf("DLB %s%s\n", dlb[0] ? dlb : "none", who);
 		for (i = 0; i < nchecks; i++) {
-			printf("%s: %s: %s\n", checks[i].name,
-			       dlb2_atomics_verdict_name(checks[i].result), checks[i].detail);
-			if (checks[i].result != PASS)
-				printf("  fix: %s\n", checks[i].fix);
+			printf("%s: %s: %s\n", checks[i]->name, result_name(checks[i]->result),
+			       checks[i]->detail);
+			if (checks[i]->result != PASS && checks[i]->result != NA)
+				printf("  fix: %s\n", checks[i]->fix);
 		}
+		printf("host ready: %s\n", yes_no(host));
 		printf("p2p enqueue: %s%s\n", yes_no(enq), has_peer ? "" : " (the DLB side: no peer given)");
-		printf("remote credits: %s%s\n", yes_no(cred), has_peer ? "" : " (no RDMA device given)");
+		if (!has_peer)
+			printf("remote credits: %s (no RDMA device given)\n", yes_no(cred));
+		else if (cred == NA)
+			printf("remote credits: n/a (%s has no RDMA device)\n", peer);
+		else
+			printf("remote credits: %s\n", yes_no(cred));
 		return;
 	}
 	fputs("{\n  \"dlb\": ", stdout);
@@ -744,18 +781,10 @@ static void print(bool json, int enq, int cred, int status)
 	json_str(!has_peer ? NULL : ibdev[0] ? ibdev : peer);
 	fputs(",\n  \"peer_pci\": ", stdout);
 	json_str(peer[0] ? peer : NULL);
-	fputs(",\n  \"checks\": [\n", stdout);
-	for (i = 0; i < nchecks; i++) {
-		fputs("    {\"name\": ", stdout);
-		json_str(checks[i].name);
-		printf(", \"result\": \"%s\", \"detail\": ", dlb2_atomics_verdict_name(checks[i].result));
-		json_str(checks[i].detail);
-		fputs(", \"fix\": ", stdout);
-		json_str(checks[i].result == PASS ? NULL : checks[i].fix);
-		printf("}%s\n", i + 1 < nchecks ? "," : "");
-	}
-	printf("  ],\n  \"p2p_enqueue\": \"%s\",\n  \"remote_credits\": \"%s\",\n  \"exit_status\": %d\n}\n",
-	       yes_no(enq), yes_no(cred), status);
+	print_json_checks("host_checks", true);
+	print_json_checks("checks", false);
+	printf(",\n  \"host_ready\": \"%s\",\n  \"p2p_enqueue\": \"%s\",\n  \"remote_credits\": \"%s\",\n  \"exit_status\": %d\n}\n",
+	       yes_no(host), yes_no(enq), yes_no(cred), status);
 }
 
 /* ---- the command ------------------------------------------------------ */
@@ -812,12 +841,13 @@ int doctor_main(int argc, char **argv, const char *sysfs_dir, const char *usage)
 		{ "atomic-cap", required_argument, NULL, 'A' },
 		{ "proc", required_argument, NULL, 'p' },
 		{ "modules", required_argument, NULL, 'm' },
+		{ "root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *rdma = NULL, *pbdf = NULL, *want = NULL;
-	int c, num = -1, drv, atom = UNKNOWN, enq = PASS, cred, status, i;
-	bool json = false;
+	int c, num = -1, drv, atom = UNKNOWN, host = PASS, enq = PASS, cred, status, i;
+	bool json = false, rdma_peer;
 	size_t len;
 	char *end;
 
@@ -843,6 +873,7 @@ int doctor_main(int argc, char **argv, const char *sysfs_dir, const char *usage)
 			break;
 		case 'p': procfs = optarg; break;
 		case 'm': moddir = optarg; break;
+		case 'r': root = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return usage_error(usage, NULL, NULL);
 		}
@@ -866,6 +897,7 @@ int doctor_main(int argc, char **argv, const char *sysfs_dir, const char *usage)
 	else
 		find_dlb(num);
 
+	host_checks(sysfs, procfs, moddir, root);
 	drv = check_driver(num);
 	if (drv == PASS)
 		check_iommu();
@@ -875,15 +907,26 @@ int doctor_main(int argc, char **argv, const char *sysfs_dir, const char *usage)
 	}
 	if (!has_peer || ibdev[0])
 		check_mr();
-	if (has_peer) {
+	/* remote credits are RDMA atomics: a peer without an RDMA device has none */
+	rdma_peer = ibdev[0] || atomic_cap >= 0;
+	if (has_peer && rdma_peer) {
 		atom = check_atomics();
 		check_cap();
+	} else if (has_peer) {
+		add("atomics", CRED, NA, "%s has no RDMA device: remote credits, RDMA atomics on the credit word, do not concern it", peer);
+		add("atomic-cap", CRED, NA, "%s has no RDMA device: no atomic_cap to ask libibverbs for (--atomic-cap gives one)", peer);
 	}
-	for (i = 0; i < nchecks; i++)
-		if ((checks[i].affects & ENQ) && checks[i].result != PASS && enq != FAIL)
-			enq = checks[i].result;
+	for (i = 0; i < nchecks; i++) {
+		const struct check *ck = checks[i];
+		int *sum = ck->affects & HOST ? &host : ck->affects & ENQ ? &enq : NULL;
+
+		if (sum && ck->result != PASS && ck->result != NA && *sum != FAIL)
+			*sum = ck->result;
+	}
 	if (!has_peer)
 		cred = UNKNOWN;
+	else if (!rdma_peer)
+		cred = NA;
 	else if (drv == FAIL || atomic_cap == DLB2_ATOMIC_NONE || atom == FAIL)
 		cred = FAIL;
 	else if (atomic_cap == DLB2_ATOMIC_GLOB || (atomic_cap == DLB2_ATOMIC_HCA && atom == PASS))
@@ -894,10 +937,12 @@ int doctor_main(int argc, char **argv, const char *sysfs_dir, const char *usage)
 		status = DOCTOR_NO_P2P;
 	else if (cred == FAIL)
 		status = DOCTOR_NO_CREDITS;
-	else if (enq == UNKNOWN || (has_peer && cred == UNKNOWN))
+	else if (host == FAIL)
+		status = DOCTOR_HOST;
+	else if (enq == UNKNOWN || (has_peer && cred == UNKNOWN) || host == UNKNOWN)
 		status = DOCTOR_UNKNOWN;
 	else
 		status = DOCTOR_OK;
-	print(json, enq, cred, status);
+	print(json, host, enq, cred, status);
 	return status;
 }
