@@ -10,11 +10,13 @@
  * is dynamic (pin/unpin, move_notify), so that it can be revoked: when the
  * port goes away, every importer is told with dma_buf_move_notify(), the
  * fences in its reservation object are waited for (at most fence_wait_ms),
- * and later attaches and maps fail.  Importers that pin are refused: a pin could not be revoked.
- * Locking: the dma-buf's reservation lock protects @revoked and is held
- * around map, unmap and the notification; the revoke callback, which takes
- * it and waits for the fences, runs with no dlb2 lock held (dlb2.h,
- * "Locking"); map takes port->lock under it (dlb2_p2p_map()).
+ * and later attaches and maps fail.  Importers that pin are refused: a pin
+ * could not be revoked.
+ * Locking: the dma-buf's reservation lock protects @revoked and the list of
+ * attachments and is held around attach, detach, map, unmap and the
+ * notification; the revoke callback, which takes it and waits for the
+ * fences, runs with no dlb2 lock held (dlb2.h, "Locking"); attach and map
+ * take port->lock under it (dlb2_p2p_revoked(), dlb2_p2p_map()).
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
@@ -210,7 +212,9 @@ static int dlb2_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
  * A kernel mapping of the window, for importers whose DMA is done by the
  * CPU (software RDMA such as rxe).  It is device memory: 8-byte or wider
  * stores only.  Like a DMA mapping it may be used until move_notify, which
- * the importer gets because it attached before it mapped.  Called with the
+ * the importer gets because it attached before it mapped; a kernel user
+ * that vmaps without a dynamic attachment would not hear of a revocation:
+ * the mapping is not tied to an attachment (not solved yet).  Called with the
  * dma-buf's lock (6.1) or its reservation lock (6.2 and later) held.
  */
 static int dlb2_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
