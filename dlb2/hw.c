@@ -503,11 +503,8 @@ unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
  * do not go down must not keep the caller (which holds the device lock)
  * spinning: at most DLB2_PORT_DRAIN_ROUNDS rounds, rescheduling between
  * them, and a port left undrained is logged.
- *
- * Return: true when the port is drained or the device is gone, false when
- * it still owes the device QEs.
  */
-bool dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
 			    atomic64_t *drained)
 {
 	unsigned int round, n;
@@ -515,7 +512,7 @@ bool dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
 	for (round = 0; round < DLB2_PORT_DRAIN_ROUNDS; round++) {
 		n = dlb2_hw_port_drain(dlb2, port);
 		if (!n)
-			return true;
+			return;
 		if (drained)
 			atomic64_add(n, drained);
 		cond_resched();
@@ -523,7 +520,6 @@ bool dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
 	dev_warn(&dlb2->pdev->dev,
 		 "%s port %u: QEs left in the device after draining\n",
 		 port->ldb ? "load-balanced" : "directed", port->id);
-	return false;
 }
 
 /**

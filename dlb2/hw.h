@@ -34,7 +34,7 @@ void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom);
 void dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom);
 unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
 				const struct dlb2_port *port);
-bool dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
 			    atomic64_t *drained);
 void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_port *port);
 

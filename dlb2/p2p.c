@@ -310,6 +310,15 @@ out:
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_map);
 
+/* Undo one map, as it was made, and free it; off the pin's list already. */
+static void p2p_map_free(struct dlb2_p2p_map *map)
+{
+	if (map->m.type == DLB2_P2P_MAP_THRU_HOST_BRIDGE)
+		dma_unmap_resource(map->dev, map->m.start, map->m.len,
+				   DMA_BIDIRECTIONAL, 0);
+	kfree(map);
+}
+
 /* The live map of @dma_dev at @dma_addr, under port->lock. */
 static struct dlb2_p2p_map *p2p_find_map(struct dlb2_p2p *p2p,
 					 struct device *dma_dev,
@@ -379,10 +388,7 @@ void dlb2_p2p_unmap(struct dlb2_p2p *p2p, struct device *dma_dev,
 	if (WARN_ONCE(!map, "dlb2: p2p unmap of %pad for %s that is not mapped\n",
 		      &dma_addr, dev_name(dma_dev)))
 		return;
-	if (map->m.type == DLB2_P2P_MAP_THRU_HOST_BRIDGE)
-		dma_unmap_resource(dma_dev, map->m.start, map->m.len,
-				   DMA_BIDIRECTIONAL, 0);
-	kfree(map);
+	p2p_map_free(map);
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_unmap);
 
@@ -426,12 +432,8 @@ static void p2p_unmap_revoked(struct dlb2_p2p *p2p)
 	mutex_lock(&p2p->port->lock);
 	list_splice_init(&p2p->maps, &maps);
 	mutex_unlock(&p2p->port->lock);
-	list_for_each_entry_safe(map, tmp, &maps, node) {
-		if (map->m.type == DLB2_P2P_MAP_THRU_HOST_BRIDGE)
-			dma_unmap_resource(map->dev, map->m.start, map->m.len,
-					   DMA_BIDIRECTIONAL, 0);
-		kfree(map);
-	}
+	list_for_each_entry_safe(map, tmp, &maps, node)
+		p2p_map_free(map);
 }
 
 /**

@@ -463,6 +463,29 @@ static int serve(struct server *s, FIXTURE_DATA(rdma) *self, uint32_t mode,
 		if (access("/sys/kernel/peermem_dlb", F_OK))		\
 			SKIP(return, "peermem_dlb not loaded (needs a kernel with the peer-memory interface: patches/linux)"); \
 	} while (0)
+/* A protection domain on the first RDMA device (the test's rxe), or NULL. */
+static struct ibv_pd *first_device_pd(void)
+{
+	struct ibv_device **devs = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = devs && devs[0] ? ibv_open_device(devs[0]) : NULL;
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+
+	if (ctx && !pd)
+		ibv_close_device(ctx);
+	if (devs)
+		ibv_free_device_list(devs);	/* the opened device stays open */
+	return pd;
+}
+
+/* Undo first_device_pd(). */
+static void pd_close(struct ibv_pd *pd)
+{
+	struct ibv_context *ctx = pd->context;
+
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+}
+
 /* -1 if unknown yet, else the errno of a dma-buf registration (0: works) */
 static int dmabuf_mr_errno = -1;
 
@@ -623,8 +646,6 @@ TEST_F_TIMEOUT(rdma, dmabuf_enqueue_by_rdma_write, 900)
  */
 TEST_F(rdma, dmabuf_mr_after_disable)
 {
-	struct ibv_device **devs;
-	struct ibv_context *ctx;
 	struct ibv_mr *mr;
 	struct ibv_pd *pd;
 	int fd, err;
@@ -634,11 +655,7 @@ TEST_F(rdma, dmabuf_mr_after_disable)
 	NEED_DMABUF_MR();
 	fd = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	devs = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, devs);
-	ASSERT_NE(NULL, devs[0]);
-	ctx = ibv_open_device(devs[0]);
-	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	pd = first_device_pd();
 	ASSERT_NE(NULL, pd);
 	mr = ibv_reg_dmabuf_mr(pd, 0, DLB2_PP_SIZE, 0, fd,
 			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -655,9 +672,7 @@ TEST_F(rdma, dmabuf_mr_after_disable)
 		ibv_dereg_mr(mr);
 	EXPECT_EQ(-1, ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC));
 	EXPECT_EQ(ENODEV, errno);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	ibv_free_device_list(devs);
+	pd_close(pd);
 	close(fd);
 }
 
@@ -694,8 +709,6 @@ static int make_udmabuf(void)
  */
 TEST_F(rdma, dmabuf_mr_refusals)
 {
-	struct ibv_device **devs;
-	struct ibv_context *ctx;
 	struct ibv_mr *mr;
 	struct ibv_pd *pd;
 	int fd, ubuf, err;
@@ -703,11 +716,7 @@ TEST_F(rdma, dmabuf_mr_refusals)
 	if (!self->version)
 		return;
 	NEED_DMABUF_MR();
-	devs = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, devs);
-	ASSERT_NE(NULL, devs[0]);
-	ctx = ibv_open_device(devs[0]);
-	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	pd = first_device_pd();
 	ASSERT_NE(NULL, pd);
 	fd = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -737,15 +746,11 @@ TEST_F(rdma, dmabuf_mr_refusals)
 		close(ubuf);
 	}
 	close(fd);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	ibv_free_device_list(devs);
+	pd_close(pd);
 }
 
 TEST_F(rdma, mr_refusals)
 {
-	struct ibv_device **devs;
-	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	char path[PATH_MAX];
 	long refused;
@@ -755,11 +760,7 @@ TEST_F(rdma, mr_refusals)
 	if (!self->version)
 		return;
 	NEED_PEERMEM();
-	devs = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, devs);
-	ASSERT_NE(NULL, devs[0]);
-	ctx = ibv_open_device(devs[0]);
-	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	pd = first_device_pd();
 	ASSERT_NE(NULL, pd);
 	refused = read_num("/sys/kernel/peermem_dlb", "refused");
 	/* A device mapping that is not a dlb2 producer port: the DLB's CSRs. */
@@ -783,9 +784,7 @@ TEST_F(rdma, mr_refusals)
 	EXPECT_EQ(NULL, ibv_reg_mr(pd, self->pp, 4096, IBV_ACCESS_LOCAL_WRITE |
 				   IBV_ACCESS_REMOTE_WRITE));
 	EXPECT_LT(refused, read_num("/sys/kernel/peermem_dlb", "refused"));
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	ibv_free_device_list(devs);
+	pd_close(pd);
 }
 
 /*
