@@ -18,6 +18,7 @@
 #   make demo           boot the VM and show the DLB device and its driver
 #   make bench          benchmarks, figures in build/bench (tools/bench)
 #   make mutation       mutation score of dlb2/hw.c against the device model
+#   make mutation-lifetime  mutation score of the lifetimes (issue 24)
 #   make vm-kernel vm-qemu vm-rdma-core   build the harness kernel / QEMU /
 #                       patched rdma-core (cached)
 #   make clean
@@ -38,7 +39,8 @@ VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # VM_MODDIR, never build products of an in-tree `make modules`.
 MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
-.PHONY: all modules bench check check-debug demo kernel-matrix mutation selftests \
+.PHONY: all modules bench check check-debug demo kernel-matrix mutation \
+	mutation-lifetime selftests \
 	tools vm-kernel vm-qemu vm-rdma-core vm-modules clean help man install \
 	install-modules install-user uninstall
 
@@ -106,6 +108,11 @@ kernel-matrix:
 # MUTATE_OPTS passes options, e.g. MUTATE_OPTS=--only=ldbp-wptr-one.
 mutation:
 	tools/vm/mutate $(MUTATE_OPTS)
+
+# Mutants of the lifetimes (port, CQ, pins, dma-buf, domains, resources,
+# configfs, interrupts, peermem_dlb) against the whole guest suite.
+mutation-lifetime:
+	tools/vm/mutate --set=lifetime $(MUTATE_OPTS)
 
 # ------------------------------------------------------------- install
 #
