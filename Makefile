@@ -13,6 +13,8 @@
 #                       harness the kselftests, KUnit tests and DPDK's dlb2
 #                       self-test (tools/vm/check)
 #   make check-debug    the same on the debug kernel (KASAN, lockdep, kmemleak)
+#   make check-quick    fast host suites and the driver's own kselftests in
+#                       the VM, once per DLB version (the edit-and-test loop)
 #   make kernel-matrix  the modules with W=1 and sparse against the harness
 #                       kernel, Debian's 6.1 and 6.12 and sid's newest (TAP)
 #   make demo           boot the VM and show the DLB device and its driver
@@ -39,7 +41,7 @@ VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # VM_MODDIR, never build products of an in-tree `make modules`.
 MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
-.PHONY: all modules bench check check-debug demo kernel-matrix mutation \
+.PHONY: all modules bench check check-debug check-quick demo kernel-matrix mutation \
 	mutation-lifetime selftests \
 	tools vm-kernel vm-qemu vm-rdma-core vm-modules clean help man install \
 	install-modules install-user uninstall
@@ -90,6 +92,11 @@ check:
 
 check-debug:
 	tools/vm/check --kernel=debug
+
+# The edit-and-test loop: fast host suites, the driver's own kselftests once
+# per DLB version (tools/vm/check --quick).  make check is what counts.
+check-quick:
+	tools/vm/check --quick
 
 demo:
 	tools/vm/demo
