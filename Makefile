@@ -39,7 +39,7 @@ VM_KSRC = $(VM_KDIR)/source
 VM_MODDIR = $(BUILD)/modules-$(VM_KERNEL)
 # Module sources: only these (Kbuild files, .mk, .c, .h) are linked into
 # VM_MODDIR, never build products of an in-tree `make modules`.
-MODULE_SRCS = Kbuild dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
+MODULE_SRCS = Kbuild VERSION dlb2 include peermem_dlb selftests/drivers/dlb2/dlb2_edu
 
 .PHONY: all modules bench check check-debug check-quick demo kernel-matrix mutation \
 	mutation-lifetime selftests \
@@ -56,7 +56,7 @@ modules:
 vm-modules: vm-kernel
 	@mkdir -p $(VM_MODDIR)
 	@find $(VM_MODDIR) -xtype l -delete
-	@cd $(CURDIR) && find $(MODULE_SRCS) \( -name Kbuild -o -name '*.mk' -o -name '*.[ch]' \) ! -name '*.mod.c' \
+	@cd $(CURDIR) && find $(MODULE_SRCS) \( -name Kbuild -o -name VERSION -o -name '*.mk' -o -name '*.[ch]' \) ! -name '*.mod.c' \
 		-exec sh -c 'mkdir -p "$(VM_MODDIR)/$$(dirname {})" && \
 			ln -sfn "$(CURDIR)/{}" "$(VM_MODDIR)/{}"' \;
 	@$(MAKE) -s -C $(VM_KDIR) M=$(VM_MODDIR) W=1 C=1 modules >$(VM_MODDIR)/build.log 2>&1 || \

@@ -356,3 +356,4 @@ module_exit(dlb2_exit);
 MODULE_DESCRIPTION("Intel Dynamic Load Balancer 2.0/2.5 driver");
 MODULE_AUTHOR("AccDirect developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(DLB2_VERSION);

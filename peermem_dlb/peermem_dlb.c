@@ -300,4 +300,5 @@ module_exit(peermem_dlb_exit);
 
 MODULE_DESCRIPTION("Peer-memory client for Intel DLB producer ports (ibv_reg_mr on a DLB port)");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(DLB2_VERSION);
 MODULE_SOFTDEP("pre: dlb2");
