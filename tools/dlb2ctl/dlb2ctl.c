@@ -6,6 +6,8 @@
  *   dlb2ctl save [DOMAIN]    configfs -> JSON configuration
  *   dlb2ctl show [DOMAIN]    the configfs tree with its attributes
  *   dlb2ctl stats [BDF]      sysfs resources and statistics
+ *   dlb2ctl enable DOMAIN    enable a domain (configfs enable = 1)
+ *   dlb2ctl disable DOMAIN   disable it (enable = 0)
  *   dlb2ctl destroy DOMAIN   disable and remove a domain
  *   dlb2ctl doctor           is the host set up (doctor-host.c), can a NIC
  *                            enqueue peer-to-peer (doctor.c)?
@@ -50,6 +52,9 @@ static const char usage_main[] =
 "  save [DOMAIN...]  print the domains as a JSON file that apply takes back\n"
 "  show [DOMAIN]     print the configfs tree: domains, queues, ports, links\n"
 "  stats [BDF]       print the device resources and statistics from sysfs\n"
+"  enable DOMAIN     enable a domain: check it, program the device, create\n"
+"                    its port devices\n"
+"  disable DOMAIN    disable a domain (its configuration stays)\n"
 "  destroy DOMAIN    disable a domain and remove it with its queues and ports\n"
 "  doctor            check the host's set-up, a DLB and an RDMA NIC's path\n"
 "  help [COMMAND]    this text, or a command's\n"
@@ -112,6 +117,32 @@ static const char usage_stats[] =
 "\n"
 "  -j        JSON: { BDF: { \"hw_version\": ..., \"total_resources\": {...},\n"
 "            \"avail_resources\": {...}, \"domains\": {...} } }\n";
+
+static const char usage_enable[] =
+"Usage: dlb2ctl enable [-d N] DOMAIN\n"
+"\n"
+"Enables DOMAIN (writes 1 to its configfs attribute enable): the driver\n"
+"checks the domain as a whole, allocates and programs the device's\n"
+"resources and creates the port devices /dev/dlb2/N/DOMAIN/PORT.  An\n"
+"enabled domain stays as it is.  A refusal names the driver's errno, what\n"
+"it means, and the domain's status: EINVAL the description is\n"
+"inconsistent, ENOSPC the device lacks a resource, EBUSY the device is\n"
+"being reset or a queue, port or link of the domain is being created or\n"
+"removed (retry), ENODEV the device is not bound to dlb2, EIO the device\n"
+"did not come back from a reset.\n"
+"\n"
+"  -d N      the device (default: the one device that has DOMAIN)\n";
+
+static const char usage_disable[] =
+"Usage: dlb2ctl disable [-d N] DOMAIN\n"
+"\n"
+"Disables DOMAIN (writes 0 to its configfs attribute enable): its port\n"
+"devices go away and their mappings are revoked, the device drops what\n"
+"its queues hold and takes its resources back.  Its configuration stays,\n"
+"to be changed (dlb2ctl set) and enabled again.  A disabled domain stays\n"
+"as it is.\n"
+"\n"
+"  -d N      the device (default: the one device that has DOMAIN)\n";
 
 static const char usage_destroy[] =
 "Usage: dlb2ctl destroy [-d N] DOMAIN\n"
@@ -442,6 +473,132 @@ static bool dev_dir(const char *name, int *n)
 		return false;
 	*n = (int)strtol(name + 5, &end, 10);
 	return *end == '\0' && end != name + 5 && (device < 0 || *n == device);
+}
+
+/*
+ * The device of domain @name: -d N's, or the one device that has it; else
+ * -1, the message printed (naming where it looked).
+ */
+static int find_domain(const char *name)
+{
+	char path[PATH_MAX + 300], where[1024] = "";
+	const char *root = dlb2_configfs_root();
+	struct dirent **devs;
+	struct stat st;
+	int i, k, n, dev = -1, hits = 0, ndevs = 0;
+	size_t w = 0;
+
+	if (!dlb2_name_valid(name)) {
+		fprintf(stderr, "dlb2ctl: %s: not a domain name (1..32 characters of [A-Za-z0-9_.-])\n",
+			name);
+		return -1;
+	}
+	n = scandir(root, &devs, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		if (dev_dir(devs[i]->d_name, &k)) {
+			snprintf(path, sizeof(path), "%s/%s/%s", root, devs[i]->d_name, name);
+			if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+				dev = k;
+				hits++;
+			}
+			if (w < sizeof(where))
+				w += snprintf(where + w, sizeof(where) - w, "%s%s/%s",
+					      ndevs ? ", " : "", root, devs[i]->d_name);
+			ndevs++;
+		}
+		free(devs[i]);
+	}
+	if (n >= 0)
+		free(devs);
+	if (hits > 1)
+		fprintf(stderr, "dlb2ctl: %s exists on %d devices: give -d N\n", name, hits);
+	else if (!hits && device >= 0 && !ndevs)
+		fprintf(stderr, "dlb2ctl: no device dlb2_%d in %s\n", device, root);
+	else if (!hits && !ndevs)
+		fprintf(stderr, "dlb2ctl: no domain %s: no device in %s\n", name, root);
+	else if (!hits)
+		fprintf(stderr, "dlb2ctl: no domain %s in %s\n", name, where);
+	return hits == 1 ? dev : -1;
+}
+
+/* @s as the kernel's kstrtobool() reads it: 1, 0, or -1 for no boolean. */
+static int kbool(const char *s)
+{
+	switch (s[0]) {
+	case 'y': case 'Y': case 't': case 'T': case '1':
+		return 1;
+	case 'n': case 'N': case 'f': case 'F': case '0':
+		return 0;
+	case 'o': case 'O':
+		if (s[1] == 'n' || s[1] == 'N')
+			return 1;
+		if (s[1] == 'f' || s[1] == 'F')
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * What errno @err of writing @value to @attr (of the domain when @sub is
+ * NULL, else of "queues/Q", "ports/P", "ports/P/links/Q") means
+ * (Documentation/ABI/testing/configfs-dlb2); NULL: nothing to add.
+ */
+static const char *refusal_reason(const char *sub, const char *attr,
+				  const char *value, int err)
+{
+	if (!sub && !strcmp(attr, "enable")) {
+		int on = kbool(value);
+
+		if (on < 0)
+			return err == EINVAL ? "not a boolean" : NULL;
+		switch (on ? err : 0) {
+		case EINVAL:
+			return "the domain's description is inconsistent";
+		case ENOSPC:
+			return "the device lacks a resource";
+		case EBUSY:
+			return "the device is being reset, or a queue, port or link of the domain is being created or removed: retry";
+		case ENODEV:
+			return "the device is not bound to dlb2";
+		case EIO:
+			return "the device did not come back from a reset: unbind and bind it again";
+		}
+		return NULL;
+	}
+	switch (err) {
+	case EINVAL:
+		return "not a value the attribute takes";
+	case ERANGE:
+		return "out of the attribute's range";
+	case EBUSY:
+		if (sub && !strncmp(sub, "ports/", 6) && !strchr(sub + 6, '/') &&
+		    !strcmp(attr, "type"))
+			return "the domain is enabled (dlb2ctl disable it first), or the port has links";
+		return "the domain is enabled (dlb2ctl disable it first)";
+	case EACCES:
+		return "the attribute is read-only";
+	}
+	return NULL;
+}
+
+/*
+ * The driver refused the write of dlb2_last_error(): "dlb2ctl: @what:
+ * ENAME (text): what it means; status: ..." on stderr.
+ */
+static void print_refusal(const char *what, const char *sub, const char *attr)
+{
+	const struct dlb2_error *e = dlb2_last_error();
+	const char *name = strerrorname_np(-e->err);
+	const char *why = refusal_reason(sub, attr, e->value, -e->err);
+
+	fprintf(stderr, "dlb2ctl: %s: %s%s%s%s%s", what, name ? name : "",
+		name ? " (" : "", strerror(-e->err), name ? ")" : "",
+		why ? ": " : "");
+	if (why)
+		fputs(why, stderr);
+	if (!strncmp(e->status, "error", 5))
+		fprintf(stderr, "; status: %s", e->status);
+	fputc('\n', stderr);
 }
 
 /*
@@ -824,12 +981,35 @@ static int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
+/* enable and disable: the attribute enable, 1 or 0. */
+static int cmd_enable(int argc, char **argv)
+{
+	bool on = !strcmp(argv[0], "enable");
+	const char *usage = on ? usage_enable : usage_disable;
+	char what[PATH_MAX];
+	int i, dev;
+
+	i = cmd_opts(argc, argv, usage, "d");
+	if (argc - i != 1) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	need_configfs();
+	dev = find_domain(argv[i]);
+	if (dev < 0)
+		return 1;
+	snprintf(what, sizeof(what), "%s dlb2_%d/%s", argv[0], dev, argv[i]);
+	if (on ? dlb2_domain_enable(dev, argv[i]) : dlb2_domain_disable(dev, argv[i])) {
+		print_refusal(what, NULL, "enable");
+		return 1;
+	}
+	printf("dlb2_%d/%s: %s\n", dev, argv[i], on ? "enabled" : "disabled");
+	return 0;
+}
+
 static int cmd_destroy(int argc, char **argv)
 {
-	char path[PATH_MAX + 300];
-	struct dirent **devs;
-	struct stat st;
-	int i, n, k, dev = -1, hits = 0, ret;
+	int i, dev, ret;
 
 	i = cmd_opts(argc, argv, usage_destroy, "d");
 	if (argc - i != 1) {
@@ -837,31 +1017,9 @@ static int cmd_destroy(int argc, char **argv)
 		return 2;
 	}
 	need_configfs();
-	if (device >= 0) {
-		dev = device;
-	} else {
-		n = scandir(dlb2_configfs_root(), &devs, NULL, alphasort);
-		for (k = 0; k < n; k++) {
-			snprintf(path, sizeof(path), "%s/%s/%s", dlb2_configfs_root(),
-				 devs[k]->d_name, argv[i]);
-			if (dev_dir(devs[k]->d_name, &ret) && !stat(path, &st)) {
-				dev = ret;
-				hits++;
-			}
-			free(devs[k]);
-		}
-		if (n >= 0)
-			free(devs);
-		if (hits > 1) {
-			fprintf(stderr, "dlb2ctl: %s exists on %d devices: give -d N\n",
-				argv[i], hits);
-			return 1;
-		}
-		if (!hits) {
-			fprintf(stderr, "dlb2ctl: no domain %s\n", argv[i]);
-			return 1;
-		}
-	}
+	dev = find_domain(argv[i]);
+	if (dev < 0)
+		return 1;
 	ret = dlb2_domain_destroy(dev, argv[i]);
 	if (ret)
 		die_errno(ret, "destroy");
@@ -892,6 +1050,8 @@ int main(int argc, char **argv)
 		{ "save", cmd_save, usage_save },
 		{ "show", cmd_show, usage_show },
 		{ "stats", cmd_stats, usage_stats },
+		{ "enable", cmd_enable, usage_enable },
+		{ "disable", cmd_enable, usage_disable },
 		{ "destroy", cmd_destroy, usage_destroy },
 		{ "doctor", cmd_doctor, usage_doctor },
 	};
