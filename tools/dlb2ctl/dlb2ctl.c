@@ -8,6 +8,7 @@
  *   dlb2ctl stats [BDF]      sysfs resources and statistics
  *   dlb2ctl enable DOMAIN    enable a domain (configfs enable = 1)
  *   dlb2ctl disable DOMAIN   disable it (enable = 0)
+ *   dlb2ctl set DOMAIN A=V   write attributes of a domain, queue, port, link
  *   dlb2ctl destroy DOMAIN   disable and remove a domain
  *   dlb2ctl doctor           is the host set up (doctor-host.c), can a NIC
  *                            enqueue peer-to-peer (doctor.c)?
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "internal.h"	/* libdlb2.a's dlb2_attr_set(), which set shares */
 #include "libdlb2.h"
 #include "save.h"
 #include "tree.h"
@@ -55,6 +57,8 @@ static const char usage_main[] =
 "  enable DOMAIN     enable a domain: check it, program the device, create\n"
 "                    its port devices\n"
 "  disable DOMAIN    disable a domain (its configuration stays)\n"
+"  set DOMAIN[/queues/Q|/ports/P] ATTR=VALUE...\n"
+"                    write attributes of a domain, queue or port\n"
 "  destroy DOMAIN    disable a domain and remove it with its queues and ports\n"
 "  doctor            check the host's set-up, a DLB and an RDMA NIC's path\n"
 "  help [COMMAND]    this text, or a command's\n"
@@ -141,6 +145,22 @@ static const char usage_disable[] =
 "its queues hold and takes its resources back.  Its configuration stays,\n"
 "to be changed (dlb2ctl set) and enabled again.  A disabled domain stays\n"
 "as it is.\n"
+"\n"
+"  -d N      the device (default: the one device that has DOMAIN)\n";
+
+static const char usage_set[] =
+"Usage: dlb2ctl set [-d N] DOMAIN[/queues/QUEUE|/ports/PORT[/links/QUEUE]]\n"
+"                   ATTR=VALUE...\n"
+"\n"
+"Writes each VALUE to the configfs attribute ATTR of DOMAIN, or of its\n"
+"queue, port or link, in the order given, then prints them as the driver\n"
+"reads them back.  An attribute that does not exist (the message lists\n"
+"those that do) or is read-only writes nothing at all.  The driver checks\n"
+"each value: a refusal names its errno and what it means (EBUSY: the\n"
+"domain is enabled, disable it first; EINVAL: not a value the attribute\n"
+"takes; ERANGE: out of its range) and stops there, and a second line says\n"
+"which were written before and which not.  The attributes:\n"
+"Documentation/ABI/testing/configfs-dlb2, or dlb2ctl show.\n"
 "\n"
 "  -d N      the device (default: the one device that has DOMAIN)\n";
 
@@ -583,7 +603,8 @@ static const char *refusal_reason(const char *sub, const char *attr,
 
 /*
  * The driver refused the write of dlb2_last_error(): "dlb2ctl: @what:
- * ENAME (text): what it means; status: ..." on stderr.
+ * ENAME (text): what it means; status: ..." on stderr, the domain's
+ * status for enable only.
  */
 static void print_refusal(const char *what, const char *sub, const char *attr)
 {
@@ -596,7 +617,8 @@ static void print_refusal(const char *what, const char *sub, const char *attr)
 		why ? ": " : "");
 	if (why)
 		fputs(why, stderr);
-	if (!strncmp(e->status, "error", 5))
+	/* the status says why enable failed (and stays until the next one) */
+	if (!sub && !strcmp(attr, "enable") && !strncmp(e->status, "error", 5))
 		fprintf(stderr, "; status: %s", e->status);
 	fputc('\n', stderr);
 }
@@ -1007,6 +1029,179 @@ static int cmd_enable(int argc, char **argv)
 	return 0;
 }
 
+/* 1: a writable attribute of configfs directory @dir, 0: a read-only one, -1: none. */
+static int attr_mode(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 300];
+	struct stat st;
+
+	if (name[0] == '.' || strchr(name, '/'))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (lstat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	return (st.st_mode & 0222) != 0;
+}
+
+/* The attributes of @dir, space-separated: all, or the writable ones. */
+static void list_attrs(const char *dir, bool writable, char *buf, size_t len)
+{
+	struct dirent **ents;
+	size_t w = 0;
+	int i, n, m;
+
+	buf[0] = '\0';
+	n = scandir(dir, &ents, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		m = attr_mode(dir, ents[i]->d_name);
+		if ((m > 0 || (m == 0 && !writable)) && w < len)
+			w += snprintf(buf + w, len - w, "%s%s", w ? " " : "",
+				      ents[i]->d_name);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+/* "queues/Q", "ports/P", "ports/P/links/Q": the kind ("queue", ...), else NULL. */
+static const char *set_kind(const char *sub)
+{
+	char a[16], b[DLB2_NAME_MAX + 2], c[16], d[DLB2_NAME_MAX + 2], x;
+	int n = sscanf(sub, "%15[^/]/%33[^/]/%15[^/]/%33[^/]%c", a, b, c, d, &x);
+
+	if ((n != 2 && n != 4) || !dlb2_name_valid(b) ||
+	    (n == 4 && !dlb2_name_valid(d)) || strlen(sub) != strlen(a) + strlen(b) + 1 +
+	    (n == 4 ? strlen(c) + strlen(d) + 2 : 0))
+		return NULL;
+	if (n == 2 && !strcmp(a, "queues"))
+		return "queue";
+	if (n == 2 && !strcmp(a, "ports"))
+		return "port";
+	if (n == 4 && !strcmp(a, "ports") && !strcmp(c, "links"))
+		return "link";
+	return NULL;
+}
+
+/* "ATTR=VALUE ..." of @args[@from..@to) into @buf. */
+static void join_args(char **args, int from, int to, char *buf, size_t len)
+{
+	size_t w = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = from; i < to && w < len; i++)
+		w += snprintf(buf + w, len - w, "%s%s", w ? " " : "", args[i]);
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	char target[PATH_MAX], dir[PATH_MAX + 600], label[PATH_MAX + 300];
+	char list[4096], val[256], what[PATH_MAX + 600];
+	const char *sub = NULL, *kind = "domain";
+	struct stat st;
+	char *slash;
+	int i, k, dev, nattrs, err;
+
+	i = cmd_opts(argc, argv, usage_set, "d");
+	if (argc - i < 2) {
+		fputs(usage_set, stderr);
+		return 2;
+	}
+	for (k = i + 1; k < argc; k++)
+		if (argv[k][0] == '=' || !strchr(argv[k], '=')) {
+			fprintf(stderr, "dlb2ctl: set: %s: not ATTR=VALUE\n", argv[k]);
+			return 2;
+		}
+	snprintf(target, sizeof(target), "%s", argv[i]);
+	slash = strchr(target, '/');
+	if (slash) {
+		*slash = '\0';
+		sub = slash + 1;
+		kind = set_kind(sub);
+		if (!kind) {
+			fprintf(stderr, "dlb2ctl: set: %s: not DOMAIN, DOMAIN/queues/QUEUE, DOMAIN/ports/PORT or DOMAIN/ports/PORT/links/QUEUE\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	need_configfs();
+	dev = find_domain(target);
+	if (dev < 0)
+		return 1;
+	snprintf(label, sizeof(label), "dlb2_%d/%s%s%s", dev, target, sub ? "/" : "",
+		 sub ? sub : "");
+	snprintf(dir, sizeof(dir), "%s/%s", dlb2_configfs_root(), label);
+	err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (err) {
+		fprintf(stderr, "dlb2ctl: set %s: no such %s (%s: %s)\n", label, kind,
+			dir, strerror(err));
+		return 1;
+	}
+	/* every attribute known and writable before the first write */
+	for (k = i + 1; k < argc; k++) {
+		char *eq = strchr(argv[k], '=');
+		int m;
+
+		*eq = '\0';
+		m = attr_mode(dir, argv[k]);
+		if (m < 0) {
+			list_attrs(dir, false, list, sizeof(list));
+			fprintf(stderr, "dlb2ctl: set %s: no attribute %s; the %s's attributes: %s\n",
+				label, argv[k], kind, list);
+		} else if (m == 0) {
+			list_attrs(dir, true, list, sizeof(list));
+			fprintf(stderr, "dlb2ctl: set %s: %s is read-only; the writable ones: %s\n",
+				label, argv[k], list);
+		}
+		*eq = '=';
+		if (m <= 0) {
+			fprintf(stderr, "dlb2ctl: set %s: nothing written\n", label);
+			return 1;
+		}
+	}
+	for (nattrs = 0, k = i + 1; k < argc; k++, nattrs++) {
+		char *eq = strchr(argv[k], '=');
+
+		*eq = '\0';
+		if (dlb2_attr_set(dev, target, sub, argv[k], eq + 1)) {
+			*eq = '=';
+			snprintf(what, sizeof(what), "set %s: %s", label, argv[k]);
+			*eq = '\0';
+			print_refusal(what, sub, argv[k]);
+			*eq = '=';
+			join_args(argv, i + 1, k, what, sizeof(what));
+			join_args(argv, k, argc, list, sizeof(list));
+			if (nattrs)
+				fprintf(stderr, "dlb2ctl: set %s: written: %s; not written: %s\n",
+					label, what, list);
+			else
+				fprintf(stderr, "dlb2ctl: set %s: nothing written\n", label);
+			return 1;
+		}
+		*eq = '=';
+	}
+	/* what the driver holds now, each attribute once (where last given) */
+	printf("%s:", label);
+	for (k = i + 1; k < argc; k++) {
+		char *eq = strchr(argv[k], '='), path[sizeof(dir) + 300];
+		int j;
+
+		for (j = k + 1; j < argc; j++)
+			if (!strncmp(argv[j], argv[k], eq - argv[k] + 1))
+				break;
+		if (j < argc)
+			continue;
+		*eq = '\0';
+		snprintf(path, sizeof(path), "%s/%s", dir, argv[k]);
+		if (tree_read(path, val, sizeof(val)))
+			snprintf(val, sizeof(val), "%s", eq + 1);
+		printf(" %s=%s", argv[k], val);
+		*eq = '=';
+	}
+	printf("\n");
+	return 0;
+}
+
 static int cmd_destroy(int argc, char **argv)
 {
 	int i, dev, ret;
@@ -1052,6 +1247,7 @@ int main(int argc, char **argv)
 		{ "stats", cmd_stats, usage_stats },
 		{ "enable", cmd_enable, usage_enable },
 		{ "disable", cmd_enable, usage_disable },
+		{ "set", cmd_set, usage_set },
 		{ "destroy", cmd_destroy, usage_destroy },
 		{ "doctor", cmd_doctor, usage_doctor },
 	};
