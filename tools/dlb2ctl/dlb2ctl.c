@@ -113,14 +113,18 @@ static const char usage_stats[] =
 "Usage: dlb2ctl stats [-j] [BDF]\n"
 "\n"
 "Prints, for each device bound to dlb2 (or the PCI function BDF, e.g.\n"
-"0000:6d:00.0), the files under total_resources/ and avail_resources/ of\n"
-"/sys/bus/pci/devices/BDF, one line per directory, and the statistics of\n"
-"its enabled domains (devices dlb2_domain/dlb2_N.DOMAIN), their queues\n"
-"(queue.NAME) and ports (port.NAME), labelled domains/DOMAIN,\n"
-"queues/NAME and ports/NAME.  A BDF that is not bound to dlb2 is an error.\n"
+"0000:6d:00.0), its hw_version, state and iommu_mode, the files under\n"
+"total_resources/, avail_resources/ and alarms/ of /sys/bus/pci/devices/BDF,\n"
+"one line per directory, and the statistics of its enabled domains\n"
+"(devices dlb2_domain/dlb2_N.DOMAIN), their queues (queue.NAME) and ports\n"
+"(port.NAME), labelled domains/DOMAIN, queues/NAME and ports/NAME.  A BDF\n"
+"that is not bound to dlb2 (no such PCI function, another driver or none)\n"
+"is an error.\n"
 "\n"
-"  -j        JSON: { BDF: { \"hw_version\": ..., \"total_resources\": {...},\n"
-"            \"avail_resources\": {...}, \"domains\": {...} } }\n";
+"  -j        JSON: { BDF: { \"hw_version\": ..., \"state\": ...,\n"
+"            \"iommu_mode\": ..., \"total_resources\": {...},\n"
+"            \"avail_resources\": {...}, \"alarms\": {...},\n"
+"            \"domains\": {...} } }\n";
 
 static const char usage_enable[] =
 "Usage: dlb2ctl enable [-d N] DOMAIN\n"
@@ -893,18 +897,35 @@ static void stats_one(const char *bdf, bool first)
 	static const char *const dirs[] = {
 		"total_resources", "avail_resources",
 	};
-	char path[PATH_MAX], ver[32] = "";
+	/* the device's state and IOMMU mode (sysfs-driver-dlb2) */
+	static const char *const attrs[] = { "state", "iommu_mode" };
+	char path[PATH_MAX], ver[32] = "", val[ARRAY_SIZE(attrs)][32];
 	unsigned int i;
+	int k = 0;
 
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/hw_version", sysfs, bdf);
 	tree_read(path, ver, sizeof(ver));
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sysfs, bdf,
+			 attrs[i]);
+		if (tree_read(path, val[i], sizeof(val[i])))
+			val[i][0] = '\0';
+	}
 	if (json) {
 		printf("%s\n  ", first ? "" : ",");
 		json_str(bdf);
 		printf(": {\n    \"hw_version\": ");
 		json_str(ver);
+		for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+			printf(",\n    \"%s\": ", attrs[i]);
+			json_str(val[i][0] ? val[i] : NULL);
+		}
 	} else {
-		printf("%s%s%s\n", bdf, ver[0] ? " DLB " : "", ver);
+		printf("%s%s%s", bdf, ver[0] ? " DLB " : "", ver);
+		for (i = 0; i < ARRAY_SIZE(attrs); i++)
+			if (val[i][0])
+				printf(" %s=%s", attrs[i], val[i]);
+		printf("\n");
 	}
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sysfs,
@@ -916,6 +937,13 @@ static void stats_one(const char *bdf, bool first)
 			tree_print(path, dirs[i], 1);
 		}
 	}
+	/* the alarms of each kind since the driver was bound */
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/alarms", sysfs, bdf);
+	if (json)
+		printf(",\n    \"alarms\": {");
+	stat_files(path, "alarms", 1, &k);
+	if (json)
+		printf("%s}", k ? "\n    " : "");
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s", sysfs, bdf);
 	stats_domains(path);
 	if (json)
