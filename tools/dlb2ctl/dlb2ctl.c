@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "doctor.h"
@@ -43,6 +44,8 @@ static bool json;			/* -j */
 static bool check_only;			/* apply --check */
 static bool skip_existing;		/* apply --skip-existing */
 static const char *out_file;		/* save -o FILE */
+static double watch_interval;		/* stats --watch=SECONDS; 0: once */
+static long watch_count;		/* stats --count=N; 0: until interrupted */
 
 static const char usage_main[] =
 "Usage: dlb2ctl [--configfs DIR] [--sysfs DIR] COMMAND [ARGS]\n"
@@ -110,7 +113,7 @@ static const char usage_show[] =
 "            \"queues\": {...}, \"ports\": {...} } } }, integers as numbers\n";
 
 static const char usage_stats[] =
-"Usage: dlb2ctl stats [-j] [BDF]\n"
+"Usage: dlb2ctl stats [-j | --watch[=SECONDS] [--count=N]] [BDF]\n"
 "\n"
 "Prints, for each device bound to dlb2 (or the PCI function BDF, e.g.\n"
 "0000:6d:00.0), its hw_version, state and iommu_mode, the files under\n"
@@ -124,7 +127,14 @@ static const char usage_stats[] =
 "  -j        JSON: { BDF: { \"hw_version\": ..., \"state\": ...,\n"
 "            \"iommu_mode\": ..., \"total_resources\": {...},\n"
 "            \"avail_resources\": {...}, \"alarms\": {...},\n"
-"            \"domains\": {...} } }\n";
+"            \"domains\": {...} } }\n"
+"  --watch[=SECONDS]\n"
+"            print the statistics again every SECONDS (default 1; a\n"
+"            fraction too), records separated by an empty line, until\n"
+"            interrupted; each counter (the files of alarms/, enqueued,\n"
+"            dequeued, alarms, released) from the second record on with\n"
+"            its rate since the record before, as dequeued=1007(12.0/s)\n"
+"  --count=N stop after N records (implies --watch)\n";
 
 static const char usage_enable[] =
 "Usage: dlb2ctl enable [-d N] DOMAIN\n"
@@ -257,8 +267,8 @@ static void set_device(const char *arg, bool bdf)
 
 /*
  * Parse the options of a command that takes those in @allowed ("d": -d N
- * and --bdf, "j": -j, "o": -o FILE, "c": --check and --skip-existing) and
- * --help; returns the index of the first operand.
+ * and --bdf, "j": -j, "o": -o FILE, "c": --check and --skip-existing, "w":
+ * --watch and --count) and --help; returns the index of the first operand.
  */
 static int cmd_opts(int argc, char **argv, const char *usage, const char *allowed)
 {
@@ -268,8 +278,11 @@ static int cmd_opts(int argc, char **argv, const char *usage, const char *allowe
 		{ "skip-existing", no_argument, NULL, 's' },
 		{ "bdf", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "watch", optional_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char *end;
 	int c;
 
 	optind = 1;
@@ -278,7 +291,7 @@ static int cmd_opts(int argc, char **argv, const char *usage, const char *allowe
 			fputs(usage, stdout);
 			exit(0);
 		}
-		if (!strchr(allowed, c == 'b' ? 'd' : c == 's' ? 'c' : c)) {
+		if (!strchr(allowed, c == 'b' ? 'd' : c == 's' ? 'c' : c == 'n' ? 'w' : c)) {
 			fputs(usage, stderr);
 			exit(2);
 		}
@@ -298,6 +311,22 @@ static int cmd_opts(int argc, char **argv, const char *usage, const char *allowe
 			break;
 		case 's':
 			skip_existing = true;
+			break;
+		case 'w':
+			watch_interval = optarg ? strtod(optarg, &end) : 1;
+			if (optarg && (*end || end == optarg || !(watch_interval > 0) ||
+				       watch_interval > 1e9)) {
+				fprintf(stderr, "dlb2ctl: --watch=%s: not a number of seconds above 0\n",
+					optarg);
+				exit(2);
+			}
+			break;
+		case 'n':
+			watch_count = strtol(optarg, &end, 10);
+			if (*end || end == optarg || watch_count <= 0) {
+				fprintf(stderr, "dlb2ctl: --count=%s: not a number above 0\n", optarg);
+				exit(2);
+			}
 			break;
 		}
 	}
@@ -769,10 +798,89 @@ static bool stat_file(const char *dir, const char *file)
 }
 
 /*
+ * stats --watch: the counters of the record being printed and of the one
+ * before, by path, for the rates; the seconds between the two records.
+ */
+struct sample {
+	char *path;
+	unsigned long long val;
+};
+
+static struct samples {
+	struct sample *s;
+	size_t n, cap;
+} samples[2];
+static struct samples *cur_samples = &samples[0], *prev_samples = &samples[1];
+static double elapsed;
+
+/* The counters of sysfs-driver-dlb2, outside alarms/ (all counters). */
+static bool counter_name(const char *file)
+{
+	static const char *const names[] = { "enqueued", "dequeued", "alarms", "released" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(file, names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Counter @path reads @val: keep it, and print its rate "(12.0/s)" since
+ * the record before, if that had it and it did not go back (a domain
+ * enabled again, the driver bound again).
+ */
+static void print_rate(const char *path, const char *val)
+{
+	struct samples *c = cur_samples;
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (errno || *end || end == val || val[0] == '-')
+		return;
+	if (c->n == c->cap) {
+		struct sample *s = realloc(c->s, (c->cap * 2 + 64) * sizeof(*s));
+
+		if (!s)
+			return;
+		c->s = s;
+		c->cap = c->cap * 2 + 64;
+	}
+	c->s[c->n].path = strdup(path);
+	if (!c->s[c->n].path)
+		return;
+	c->s[c->n++].val = v;
+	for (i = 0; elapsed > 0 && i < prev_samples->n; i++)
+		if (!strcmp(prev_samples->s[i].path, path)) {
+			if (v >= prev_samples->s[i].val)
+				printf("(%.1f/s)", (v - prev_samples->s[i].val) / elapsed);
+			break;
+		}
+}
+
+/* A record printed: its counters become those of the record before. */
+static void next_samples(void)
+{
+	struct samples *t = prev_samples;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->s[i].path);
+	t->n = 0;
+	prev_samples = cur_samples;
+	cur_samples = t;
+}
+
+/*
  * The statistics of device directory @dir: as "label: a=1 b=2" at @indent
  * (text), or as JSON members, each preceded by a comma when *@k is not 0.
+ * With --watch, counters (every file when @counters) get their rates.
  */
-static void stat_files(const char *dir, const char *label, int indent, int *k)
+static void stat_files(const char *dir, const char *label, int indent, int *k,
+		       bool counters)
 {
 	char path[PATH_MAX + 300], val[256];
 	struct dirent **ents;
@@ -804,6 +912,8 @@ static void stat_files(const char *dir, const char *label, int indent, int *k)
 				printf(" %s=\"%s\"", f, val);
 			} else {
 				printf(" %s=%s", f, val);
+				if (watch_interval > 0 && (counters || counter_name(f)))
+					print_rate(path, val);
 			}
 		}
 		free(ents[i]);
@@ -836,11 +946,11 @@ static void stats_children(const char *dom, const char *prefix,
 			printf("%s\n%*s", m++ ? "," : "", 10, "");
 			json_str(name);
 			printf(": {");
-			stat_files(sub, NULL, 5, &f);
+			stat_files(sub, NULL, 5, &f, false);
 			printf("%s}", f ? "\n          " : "");
 		} else {
 			snprintf(lab, sizeof(lab), "%s/%s", label, name);
-			stat_files(sub, lab, 2, NULL);
+			stat_files(sub, lab, 2, NULL, false);
 		}
 		free(ents[i]);
 	}
@@ -874,10 +984,10 @@ static void stats_domains(const char *pci)
 			printf("%s\n%*s", m++ ? "," : "", 6, "");
 			json_str(name);
 			printf(": {");
-			stat_files(dom, NULL, 3, &k);
+			stat_files(dom, NULL, 3, &k, false);
 		} else {
 			snprintf(lab, sizeof(lab), "domains/%s", name);
-			stat_files(dom, lab, 1, NULL);
+			stat_files(dom, lab, 1, NULL, false);
 		}
 		stats_children(dom, "queue.", "queues", &k);
 		stats_children(dom, "port.", "ports", &k);
@@ -941,7 +1051,7 @@ static void stats_one(const char *bdf, bool first)
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/alarms", sysfs, bdf);
 	if (json)
 		printf(",\n    \"alarms\": {");
-	stat_files(path, "alarms", 1, &k);
+	stat_files(path, "alarms", 1, &k, true);
 	if (json)
 		printf("%s}", k ? "\n    " : "");
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s", sysfs, bdf);
@@ -987,23 +1097,24 @@ static bool stats_bound(const char *bdf)
 	return false;
 }
 
-static int cmd_stats(int argc, char **argv)
+/*
+ * One record: device @bdf, or every device bound to dlb2 (@bdf NULL);
+ * @sep: an empty line first.  Returns the exit status.
+ */
+static int stats_record(const char *bdf, bool sep)
 {
 	char path[PATH_MAX];
 	struct dirent **ents;
 	int i, n, found = 0;
 
-	i = cmd_opts(argc, argv, usage_stats, "j");
-	if (argc - i > 1) {
-		fputs(usage_stats, stderr);
-		return 2;
-	}
-	if (argc - i == 1) {
-		if (!stats_bound(argv[i]))
+	if (bdf) {
+		if (!stats_bound(bdf))
 			return 1;
+		if (sep)
+			printf("\n");
 		if (json)
 			printf("{");
-		stats_one(argv[i], true);
+		stats_one(bdf, true);
 		if (json)
 			printf("\n}\n");
 		return 0;
@@ -1015,6 +1126,8 @@ static int cmd_stats(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (sep)
+		printf("\n");
 	if (json)
 		printf("{");
 	for (i = 0; i < n; i++) {
@@ -1029,6 +1142,55 @@ static int cmd_stats(int argc, char **argv)
 	else if (!found)
 		printf("no device bound to dlb2\n");
 	return 0;
+}
+
+static double monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct timespec ts;
+	double start, last, now, next;
+	const char *bdf;
+	long rec;
+	int i, rc;
+
+	i = cmd_opts(argc, argv, usage_stats, "jw");
+	if (argc - i > 1) {
+		fputs(usage_stats, stderr);
+		return 2;
+	}
+	bdf = argc - i == 1 ? argv[i] : NULL;
+	if (watch_count && !watch_interval)
+		watch_interval = 1;
+	if (!watch_interval)
+		return stats_record(bdf, false);
+	if (json) {
+		fprintf(stderr, "dlb2ctl: stats: --watch prints text, not JSON (-j)\n");
+		return 2;
+	}
+	/* records at start + k * interval, rates over the time between them */
+	start = last = monotonic();
+	for (rec = 0; ; rec++) {
+		now = monotonic();
+		elapsed = rec ? now - last : 0;
+		last = now;
+		rc = stats_record(bdf, rec);
+		next_samples();
+		fflush(stdout);
+		if (rc || (watch_count && rec + 1 >= watch_count))
+			return rc;
+		next = start + (rec + 1) * watch_interval;
+		ts.tv_sec = (time_t)next;
+		ts.tv_nsec = (long)((next - ts.tv_sec) * 1e9);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
 }
 
 /* enable and disable: the attribute enable, 1 or 0. */
