@@ -56,12 +56,12 @@ static const char usage_main[] =
 "  apply FILE...     create and enable the domains of JSON files\n"
 "  save [DOMAIN...]  print the domains as a JSON file that apply takes back\n"
 "  show [DOMAIN]     print the configfs tree: domains, queues, ports, links\n"
-"  stats [BDF]       print the device resources and statistics from sysfs\n"
+"  stats [BDF]       print device state, resources, statistics from sysfs\n"
 "  enable DOMAIN     enable a domain: check it, program the device, create\n"
 "                    its port devices\n"
 "  disable DOMAIN    disable a domain (its configuration stays)\n"
-"  set DOMAIN[/queues/Q|/ports/P] ATTR=VALUE...\n"
-"                    write attributes of a domain, queue or port\n"
+"  set DOMAIN[/queues/Q|/ports/P[/links/Q]] ATTR=VALUE...\n"
+"                    write attributes of a domain, queue, port or link\n"
 "  destroy DOMAIN    disable a domain and remove it with its queues and ports\n"
 "  doctor            check the host's set-up, a DLB and an RDMA NIC's path\n"
 "  help [COMMAND]    this text, or a command's\n"
@@ -147,7 +147,8 @@ static const char usage_enable[] =
 "inconsistent, ENOSPC the device lacks a resource, EBUSY the device is\n"
 "being reset or a queue, port or link of the domain is being created or\n"
 "removed (retry), ENODEV the device is not bound to dlb2, EIO the device\n"
-"did not come back from a reset.\n"
+"did not come back from a reset; EACCES or EPERM: writing configfs takes\n"
+"root.\n"
 "\n"
 "  -d N      the device (default: the one device that has DOMAIN)\n";
 
@@ -172,8 +173,9 @@ static const char usage_set[] =
 "those that do) or is read-only writes nothing at all.  The driver checks\n"
 "each value: a refusal names its errno and what it means (EBUSY: the\n"
 "domain is enabled, disable it first; EINVAL: not a value the attribute\n"
-"takes; ERANGE: out of its range) and stops there, and a second line says\n"
-"which were written before and which not.  The attributes:\n"
+"takes; ERANGE: out of its range; EACCES, EPERM: writing configfs takes\n"
+"root) and stops there, and a second line says which were written before\n"
+"and which not.  The attributes:\n"
 "Documentation/ABI/testing/configfs-dlb2, or dlb2ctl show.\n"
 "\n"
 "  -d N      the device (default: the one device that has DOMAIN)\n";
@@ -599,6 +601,9 @@ static int kbool(const char *s)
 static const char *refusal_reason(const char *sub, const char *attr,
 				  const char *value, int err)
 {
+	/* read-only attributes are refused before writing: a permission */
+	if (err == EACCES || err == EPERM)
+		return "writing configfs takes root";
 	if (!sub && !strcmp(attr, "enable")) {
 		int on = kbool(value);
 
@@ -628,8 +633,6 @@ static const char *refusal_reason(const char *sub, const char *attr,
 		    !strcmp(attr, "type"))
 			return "the domain is enabled (dlb2ctl disable it first), or the port has links";
 		return "the domain is enabled (dlb2ctl disable it first)";
-	case EACCES:
-		return "the attribute is read-only";
 	}
 	return NULL;
 }
@@ -1272,36 +1275,46 @@ static const char *set_kind(const char *sub)
 	return NULL;
 }
 
-/* "ATTR=VALUE ..." of @args[@from..@to) into @buf. */
-static void join_args(char **args, int from, int to, char *buf, size_t len)
+/* "ATTR=VALUE ..." of attributes [@from, @to) of @names and @vals. */
+static void join_attrs(char **names, char **vals, int from, int to, char *buf,
+		       size_t len)
 {
 	size_t w = 0;
 	int i;
 
 	buf[0] = '\0';
 	for (i = from; i < to && w < len; i++)
-		w += snprintf(buf + w, len - w, "%s%s", w ? " " : "", args[i]);
+		w += snprintf(buf + w, len - w, "%s%s=%s", w ? " " : "", names[i], vals[i]);
 }
 
 static int cmd_set(int argc, char **argv)
 {
-	char target[PATH_MAX], dir[PATH_MAX + 600], label[PATH_MAX + 300];
-	char list[4096], val[256], what[PATH_MAX + 600];
+	char target[PATH_MAX], dir[PATH_MAX + 600], path[PATH_MAX + 900];
+	char label[PATH_MAX + 300], list[4096], val[256], what[PATH_MAX + 600];
 	const char *sub = NULL, *kind = "domain";
+	char **names, **vals, *slash;
 	struct stat st;
-	char *slash;
-	int i, k, dev, nattrs, err;
+	int i, j, k, n, dev, err;
 
 	i = cmd_opts(argc, argv, usage_set, "d");
 	if (argc - i < 2) {
 		fputs(usage_set, stderr);
 		return 2;
 	}
-	for (k = i + 1; k < argc; k++)
-		if (argv[k][0] == '=' || !strchr(argv[k], '=')) {
-			fprintf(stderr, "dlb2ctl: set: %s: not ATTR=VALUE\n", argv[k]);
+	/* the attributes: ATTR=VALUE split in place, names[k] and vals[k] */
+	names = argv + i + 1;
+	n = argc - i - 1;
+	vals = calloc(n, sizeof(*vals));
+	if (!vals)
+		die_errno(-ENOMEM, "set");
+	for (k = 0; k < n; k++) {
+		vals[k] = strchr(names[k], '=');
+		if (!vals[k] || vals[k] == names[k]) {
+			fprintf(stderr, "dlb2ctl: set: %s: not ATTR=VALUE\n", names[k]);
 			return 2;
 		}
+		*vals[k]++ = '\0';
+	}
 	snprintf(target, sizeof(target), "%s", argv[i]);
 	slash = strchr(target, '/');
 	if (slash) {
@@ -1318,8 +1331,7 @@ static int cmd_set(int argc, char **argv)
 	dev = find_domain(target);
 	if (dev < 0)
 		return 1;
-	snprintf(label, sizeof(label), "dlb2_%d/%s%s%s", dev, target, sub ? "/" : "",
-		 sub ? sub : "");
+	snprintf(label, sizeof(label), "dlb2_%d/%s", dev, argv[i]);
 	snprintf(dir, sizeof(dir), "%s/%s", dlb2_configfs_root(), label);
 	err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 	if (err) {
@@ -1328,67 +1340,49 @@ static int cmd_set(int argc, char **argv)
 		return 1;
 	}
 	/* every attribute known and writable before the first write */
-	for (k = i + 1; k < argc; k++) {
-		char *eq = strchr(argv[k], '=');
-		int m;
+	for (k = 0; k < n; k++) {
+		int m = attr_mode(dir, names[k]);
 
-		*eq = '\0';
-		m = attr_mode(dir, argv[k]);
 		if (m < 0) {
 			list_attrs(dir, false, list, sizeof(list));
 			fprintf(stderr, "dlb2ctl: set %s: no attribute %s; the %s's attributes: %s\n",
-				label, argv[k], kind, list);
+				label, names[k], kind, list);
 		} else if (m == 0) {
 			list_attrs(dir, true, list, sizeof(list));
 			fprintf(stderr, "dlb2ctl: set %s: %s is read-only; the writable ones: %s\n",
-				label, argv[k], list);
+				label, names[k], list);
 		}
-		*eq = '=';
 		if (m <= 0) {
 			fprintf(stderr, "dlb2ctl: set %s: nothing written\n", label);
 			return 1;
 		}
 	}
-	for (nattrs = 0, k = i + 1; k < argc; k++, nattrs++) {
-		char *eq = strchr(argv[k], '=');
-
-		*eq = '\0';
-		if (dlb2_attr_set(dev, target, sub, argv[k], eq + 1)) {
-			*eq = '=';
-			snprintf(what, sizeof(what), "set %s: %s", label, argv[k]);
-			*eq = '\0';
-			print_refusal(what, sub, argv[k]);
-			*eq = '=';
-			join_args(argv, i + 1, k, what, sizeof(what));
-			join_args(argv, k, argc, list, sizeof(list));
-			if (nattrs)
-				fprintf(stderr, "dlb2ctl: set %s: written: %s; not written: %s\n",
-					label, what, list);
-			else
-				fprintf(stderr, "dlb2ctl: set %s: nothing written\n", label);
-			return 1;
-		}
-		*eq = '=';
+	for (k = 0; k < n; k++) {
+		if (!dlb2_attr_set(dev, target, sub, names[k], vals[k]))
+			continue;
+		snprintf(what, sizeof(what), "set %s: %s=%s", label, names[k], vals[k]);
+		print_refusal(what, sub, names[k]);
+		join_attrs(names, vals, 0, k, what, sizeof(what));
+		join_attrs(names, vals, k, n, list, sizeof(list));
+		if (k)
+			fprintf(stderr, "dlb2ctl: set %s: written: %s; not written: %s\n",
+				label, what, list);
+		else
+			fprintf(stderr, "dlb2ctl: set %s: nothing written\n", label);
+		return 1;
 	}
 	/* what the driver holds now, each attribute once (where last given) */
 	printf("%s:", label);
-	for (k = i + 1; k < argc; k++) {
-		char *eq = strchr(argv[k], '='), path[sizeof(dir) + 300];
-		int j;
-
-		for (j = k + 1; j < argc; j++)
-			if (!strncmp(argv[j], argv[k], eq - argv[k] + 1))
-				break;
-		if (j < argc)
+	for (k = 0; k < n; k++) {
+		for (j = k + 1; j < n && strcmp(names[j], names[k]); j++)
+			;
+		if (j < n)
 			continue;
-		*eq = '\0';
-		snprintf(path, sizeof(path), "%s/%s", dir, argv[k]);
-		if (tree_read(path, val, sizeof(val)))
-			snprintf(val, sizeof(val), "%s", eq + 1);
-		printf(" %s=%s", argv[k], val);
-		*eq = '=';
+		snprintf(path, sizeof(path), "%s/%s", dir, names[k]);
+		printf(" %s=%s", names[k], tree_read(path, val, sizeof(val)) ? vals[k] : val);
 	}
 	printf("\n");
+	free(vals);
 	return 0;
 }
 
