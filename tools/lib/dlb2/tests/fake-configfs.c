@@ -75,9 +75,9 @@ static int errno_of(const char *s)
 
 /*
  * The errno a write to configfs attribute @path answers (the driver's
- * store; here at open, so that O_TRUNC leaves the value as it was): that of the
- * file .NAME.errno beside it, else EBUSY when its domain is enabled and it
- * is not the domain's "enable"; 0 for a write that goes through.
+ * store; here at open, so that O_TRUNC leaves the value as it was): that
+ * of the file .NAME.errno beside it, else EBUSY when its domain is enabled
+ * and it is not the domain's "enable"; 0 for a write that goes through.
  */
 static int refusal(const char *path)
 {
