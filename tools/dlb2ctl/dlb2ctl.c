@@ -6,6 +6,9 @@
  *   dlb2ctl save [DOMAIN]    configfs -> JSON configuration
  *   dlb2ctl show [DOMAIN]    the configfs tree with its attributes
  *   dlb2ctl stats [BDF]      sysfs resources and statistics
+ *   dlb2ctl enable DOMAIN    enable a domain (configfs enable = 1)
+ *   dlb2ctl disable DOMAIN   disable it (enable = 0)
+ *   dlb2ctl set DOMAIN A=V   write attributes of a domain, queue, port, link
  *   dlb2ctl destroy DOMAIN   disable and remove a domain
  *   dlb2ctl doctor           is the host set up (doctor-host.c), can a NIC
  *                            enqueue peer-to-peer (doctor.c)?
@@ -17,9 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "doctor.h"
+#include "internal.h"	/* libdlb2.a's dlb2_attr_set(), which set shares */
 #include "libdlb2.h"
 #include "save.h"
 #include "tree.h"
@@ -39,6 +44,8 @@ static bool json;			/* -j */
 static bool check_only;			/* apply --check */
 static bool skip_existing;		/* apply --skip-existing */
 static const char *out_file;		/* save -o FILE */
+static double watch_interval;		/* stats --watch=SECONDS; 0: once */
+static long watch_count;		/* stats --count=N; 0: until interrupted */
 
 static const char usage_main[] =
 "Usage: dlb2ctl [--configfs DIR] [--sysfs DIR] COMMAND [ARGS]\n"
@@ -49,7 +56,12 @@ static const char usage_main[] =
 "  apply FILE...     create and enable the domains of JSON files\n"
 "  save [DOMAIN...]  print the domains as a JSON file that apply takes back\n"
 "  show [DOMAIN]     print the configfs tree: domains, queues, ports, links\n"
-"  stats [BDF]       print the device resources and statistics from sysfs\n"
+"  stats [BDF]       print device state, resources, statistics from sysfs\n"
+"  enable DOMAIN     enable a domain: check it, program the device, create\n"
+"                    its port devices\n"
+"  disable DOMAIN    disable a domain (its configuration stays)\n"
+"  set DOMAIN[/queues/Q|/ports/P[/links/Q]] ATTR=VALUE...\n"
+"                    write attributes of a domain, queue, port or link\n"
 "  destroy DOMAIN    disable a domain and remove it with its queues and ports\n"
 "  doctor            check the host's set-up, a DLB and an RDMA NIC's path\n"
 "  help [COMMAND]    this text, or a command's\n"
@@ -101,17 +113,72 @@ static const char usage_show[] =
 "            \"queues\": {...}, \"ports\": {...} } } }, integers as numbers\n";
 
 static const char usage_stats[] =
-"Usage: dlb2ctl stats [-j] [BDF]\n"
+"Usage: dlb2ctl stats [-j | --watch[=SECONDS] [--count=N]] [BDF]\n"
 "\n"
 "Prints, for each device bound to dlb2 (or the PCI function BDF, e.g.\n"
-"0000:6d:00.0), the files under total_resources/ and avail_resources/ of\n"
-"/sys/bus/pci/devices/BDF, one line per directory, and the statistics of\n"
-"its enabled domains (devices dlb2_domain/dlb2_N.DOMAIN), their queues\n"
-"(queue.NAME) and ports (port.NAME), labelled domains/DOMAIN,\n"
-"queues/NAME and ports/NAME.  A BDF that is not bound to dlb2 is an error.\n"
+"0000:6d:00.0), its hw_version, state and iommu_mode, the files under\n"
+"total_resources/, avail_resources/ and alarms/ of /sys/bus/pci/devices/BDF,\n"
+"one line per directory, and the statistics of its enabled domains\n"
+"(devices dlb2_domain/dlb2_N.DOMAIN), their queues (queue.NAME) and ports\n"
+"(port.NAME), labelled domains/DOMAIN, queues/NAME and ports/NAME.  A BDF\n"
+"that is not bound to dlb2 (no such PCI function, another driver or none)\n"
+"is an error.\n"
 "\n"
-"  -j        JSON: { BDF: { \"hw_version\": ..., \"total_resources\": {...},\n"
-"            \"avail_resources\": {...}, \"domains\": {...} } }\n";
+"  -j        JSON: { BDF: { \"hw_version\": ..., \"state\": ...,\n"
+"            \"iommu_mode\": ..., \"total_resources\": {...},\n"
+"            \"avail_resources\": {...}, \"alarms\": {...},\n"
+"            \"domains\": {...} } }\n"
+"  --watch[=SECONDS]\n"
+"            print the statistics again every SECONDS (default 1; a\n"
+"            fraction too), records separated by an empty line, until\n"
+"            interrupted; each counter (the files of alarms/, enqueued,\n"
+"            dequeued, alarms, released) from the second record on with\n"
+"            its rate since the record before, as dequeued=1007(12.0/s)\n"
+"  --count=N stop after N records (implies --watch)\n";
+
+static const char usage_enable[] =
+"Usage: dlb2ctl enable [-d N] DOMAIN\n"
+"\n"
+"Enables DOMAIN (writes 1 to its configfs attribute enable): the driver\n"
+"checks the domain as a whole, allocates and programs the device's\n"
+"resources and creates the port devices /dev/dlb2/N/DOMAIN/PORT.  An\n"
+"enabled domain stays as it is.  A refusal names the driver's errno, what\n"
+"it means, and the domain's status: EINVAL the description is\n"
+"inconsistent, ENOSPC the device lacks a resource, EBUSY the device is\n"
+"being reset or a queue, port or link of the domain is being created or\n"
+"removed (retry), ENODEV the device is not bound to dlb2, EIO the device\n"
+"did not come back from a reset; EACCES or EPERM: writing configfs takes\n"
+"root.\n"
+"\n"
+"  -d N      the device (default: the one device that has DOMAIN)\n";
+
+static const char usage_disable[] =
+"Usage: dlb2ctl disable [-d N] DOMAIN\n"
+"\n"
+"Disables DOMAIN (writes 0 to its configfs attribute enable): its port\n"
+"devices go away and their mappings are revoked, the device drops what\n"
+"its queues hold and takes its resources back.  Its configuration stays,\n"
+"to be changed (dlb2ctl set) and enabled again.  A disabled domain stays\n"
+"as it is.\n"
+"\n"
+"  -d N      the device (default: the one device that has DOMAIN)\n";
+
+static const char usage_set[] =
+"Usage: dlb2ctl set [-d N] DOMAIN[/queues/QUEUE|/ports/PORT[/links/QUEUE]]\n"
+"                   ATTR=VALUE...\n"
+"\n"
+"Writes each VALUE to the configfs attribute ATTR of DOMAIN, or of its\n"
+"queue, port or link, in the order given, then prints them as the driver\n"
+"reads them back.  An attribute that does not exist (the message lists\n"
+"those that do) or is read-only writes nothing at all.  The driver checks\n"
+"each value: a refusal names its errno and what it means (EBUSY: the\n"
+"domain is enabled, disable it first; EINVAL: not a value the attribute\n"
+"takes; ERANGE: out of its range; EACCES, EPERM: writing configfs takes\n"
+"root) and stops there, and a second line says which were written before\n"
+"and which not.  The attributes:\n"
+"Documentation/ABI/testing/configfs-dlb2, or dlb2ctl show.\n"
+"\n"
+"  -d N      the device (default: the one device that has DOMAIN)\n";
 
 static const char usage_destroy[] =
 "Usage: dlb2ctl destroy [-d N] DOMAIN\n"
@@ -202,8 +269,8 @@ static void set_device(const char *arg, bool bdf)
 
 /*
  * Parse the options of a command that takes those in @allowed ("d": -d N
- * and --bdf, "j": -j, "o": -o FILE, "c": --check and --skip-existing) and
- * --help; returns the index of the first operand.
+ * and --bdf, "j": -j, "o": -o FILE, "c": --check and --skip-existing, "w":
+ * --watch and --count) and --help; returns the index of the first operand.
  */
 static int cmd_opts(int argc, char **argv, const char *usage, const char *allowed)
 {
@@ -213,8 +280,11 @@ static int cmd_opts(int argc, char **argv, const char *usage, const char *allowe
 		{ "skip-existing", no_argument, NULL, 's' },
 		{ "bdf", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "watch", optional_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char *end;
 	int c;
 
 	optind = 1;
@@ -223,7 +293,7 @@ static int cmd_opts(int argc, char **argv, const char *usage, const char *allowe
 			fputs(usage, stdout);
 			exit(0);
 		}
-		if (!strchr(allowed, c == 'b' ? 'd' : c == 's' ? 'c' : c)) {
+		if (!strchr(allowed, c == 'b' ? 'd' : c == 's' ? 'c' : c == 'n' ? 'w' : c)) {
 			fputs(usage, stderr);
 			exit(2);
 		}
@@ -243,6 +313,22 @@ static int cmd_opts(int argc, char **argv, const char *usage, const char *allowe
 			break;
 		case 's':
 			skip_existing = true;
+			break;
+		case 'w':
+			watch_interval = optarg ? strtod(optarg, &end) : 1;
+			if (optarg && (*end || end == optarg || !(watch_interval > 0) ||
+				       watch_interval > 1e9)) {
+				fprintf(stderr, "dlb2ctl: --watch=%s: not a number of seconds above 0\n",
+					optarg);
+				exit(2);
+			}
+			break;
+		case 'n':
+			watch_count = strtol(optarg, &end, 10);
+			if (*end || end == optarg || watch_count <= 0) {
+				fprintf(stderr, "dlb2ctl: --count=%s: not a number above 0\n", optarg);
+				exit(2);
+			}
 			break;
 		}
 	}
@@ -445,6 +531,135 @@ static bool dev_dir(const char *name, int *n)
 }
 
 /*
+ * The device of domain @name: -d N's, or the one device that has it; else
+ * -1, the message printed (naming where it looked).
+ */
+static int find_domain(const char *name)
+{
+	char path[PATH_MAX + 300], where[1024] = "";
+	const char *root = dlb2_configfs_root();
+	struct dirent **devs;
+	struct stat st;
+	int i, k, n, dev = -1, hits = 0, ndevs = 0;
+	size_t w = 0;
+
+	if (!dlb2_name_valid(name)) {
+		fprintf(stderr, "dlb2ctl: %s: not a domain name (1..32 characters of [A-Za-z0-9_.-])\n",
+			name);
+		return -1;
+	}
+	n = scandir(root, &devs, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		if (dev_dir(devs[i]->d_name, &k)) {
+			snprintf(path, sizeof(path), "%s/%s/%s", root, devs[i]->d_name, name);
+			if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+				dev = k;
+				hits++;
+			}
+			if (w < sizeof(where))
+				w += snprintf(where + w, sizeof(where) - w, "%s%s/%s",
+					      ndevs ? ", " : "", root, devs[i]->d_name);
+			ndevs++;
+		}
+		free(devs[i]);
+	}
+	if (n >= 0)
+		free(devs);
+	if (hits > 1)
+		fprintf(stderr, "dlb2ctl: %s exists on %d devices: give -d N\n", name, hits);
+	else if (!hits && device >= 0 && !ndevs)
+		fprintf(stderr, "dlb2ctl: no device dlb2_%d in %s\n", device, root);
+	else if (!hits && !ndevs)
+		fprintf(stderr, "dlb2ctl: no domain %s: no device in %s\n", name, root);
+	else if (!hits)
+		fprintf(stderr, "dlb2ctl: no domain %s in %s\n", name, where);
+	return hits == 1 ? dev : -1;
+}
+
+/* @s as the kernel's kstrtobool() reads it: 1, 0, or -1 for no boolean. */
+static int kbool(const char *s)
+{
+	switch (s[0]) {
+	case 'y': case 'Y': case 't': case 'T': case '1':
+		return 1;
+	case 'n': case 'N': case 'f': case 'F': case '0':
+		return 0;
+	case 'o': case 'O':
+		if (s[1] == 'n' || s[1] == 'N')
+			return 1;
+		if (s[1] == 'f' || s[1] == 'F')
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * What errno @err of writing @value to @attr (of the domain when @sub is
+ * NULL, else of "queues/Q", "ports/P", "ports/P/links/Q") means
+ * (Documentation/ABI/testing/configfs-dlb2); NULL: nothing to add.
+ */
+static const char *refusal_reason(const char *sub, const char *attr,
+				  const char *value, int err)
+{
+	/* read-only attributes are refused before writing: a permission */
+	if (err == EACCES || err == EPERM)
+		return "writing configfs takes root";
+	if (!sub && !strcmp(attr, "enable")) {
+		int on = kbool(value);
+
+		if (on < 0)
+			return err == EINVAL ? "not a boolean" : NULL;
+		switch (on ? err : 0) {
+		case EINVAL:
+			return "the domain's description is inconsistent";
+		case ENOSPC:
+			return "the device lacks a resource";
+		case EBUSY:
+			return "the device is being reset, or a queue, port or link of the domain is being created or removed: retry";
+		case ENODEV:
+			return "the device is not bound to dlb2";
+		case EIO:
+			return "the device did not come back from a reset: unbind and bind it again";
+		}
+		return NULL;
+	}
+	switch (err) {
+	case EINVAL:
+		return "not a value the attribute takes";
+	case ERANGE:
+		return "out of the attribute's range";
+	case EBUSY:
+		if (sub && !strncmp(sub, "ports/", 6) && !strchr(sub + 6, '/') &&
+		    !strcmp(attr, "type"))
+			return "the domain is enabled (dlb2ctl disable it first), or the port has links";
+		return "the domain is enabled (dlb2ctl disable it first)";
+	}
+	return NULL;
+}
+
+/*
+ * The driver refused the write of dlb2_last_error(): "dlb2ctl: @what:
+ * ENAME (text): what it means; status: ..." on stderr, the domain's
+ * status for enable only.
+ */
+static void print_refusal(const char *what, const char *sub, const char *attr)
+{
+	const struct dlb2_error *e = dlb2_last_error();
+	const char *name = strerrorname_np(-e->err);
+	const char *why = refusal_reason(sub, attr, e->value, -e->err);
+
+	fprintf(stderr, "dlb2ctl: %s: %s%s%s%s%s", what, name ? name : "",
+		name ? " (" : "", strerror(-e->err), name ? ")" : "",
+		why ? ": " : "");
+	if (why)
+		fputs(why, stderr);
+	/* the status says why enable failed (and stays until the next one) */
+	if (!sub && !strcmp(attr, "enable") && !strncmp(e->status, "error", 5))
+		fprintf(stderr, "; status: %s", e->status);
+	fputc('\n', stderr);
+}
+
+/*
  * Member "@label": { domain: {...}, ... } of show -j for device directory
  * @path, all domains or @only; @comma: a member came before.  Returns the
  * domains printed.
@@ -586,10 +801,89 @@ static bool stat_file(const char *dir, const char *file)
 }
 
 /*
+ * stats --watch: the counters of the record being printed and of the one
+ * before, by path, for the rates; the seconds between the two records.
+ */
+struct sample {
+	char *path;
+	unsigned long long val;
+};
+
+static struct samples {
+	struct sample *s;
+	size_t n, cap;
+} samples[2];
+static struct samples *cur_samples = &samples[0], *prev_samples = &samples[1];
+static double elapsed;
+
+/* The counters of sysfs-driver-dlb2, outside alarms/ (all counters). */
+static bool counter_name(const char *file)
+{
+	static const char *const names[] = { "enqueued", "dequeued", "alarms", "released" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(file, names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Counter @path reads @val: keep it, and print its rate "(12.0/s)" since
+ * the record before, if that had it and it did not go back (a domain
+ * enabled again, the driver bound again).
+ */
+static void print_rate(const char *path, const char *val)
+{
+	struct samples *c = cur_samples;
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (errno || *end || end == val || val[0] == '-')
+		return;
+	if (c->n == c->cap) {
+		struct sample *s = realloc(c->s, (c->cap * 2 + 64) * sizeof(*s));
+
+		if (!s)
+			return;
+		c->s = s;
+		c->cap = c->cap * 2 + 64;
+	}
+	c->s[c->n].path = strdup(path);
+	if (!c->s[c->n].path)
+		return;
+	c->s[c->n++].val = v;
+	for (i = 0; elapsed > 0 && i < prev_samples->n; i++)
+		if (!strcmp(prev_samples->s[i].path, path)) {
+			if (v >= prev_samples->s[i].val)
+				printf("(%.1f/s)", (v - prev_samples->s[i].val) / elapsed);
+			break;
+		}
+}
+
+/* A record printed: its counters become those of the record before. */
+static void next_samples(void)
+{
+	struct samples *t = prev_samples;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->s[i].path);
+	t->n = 0;
+	prev_samples = cur_samples;
+	cur_samples = t;
+}
+
+/*
  * The statistics of device directory @dir: as "label: a=1 b=2" at @indent
  * (text), or as JSON members, each preceded by a comma when *@k is not 0.
+ * With --watch, counters (every file when @counters) get their rates.
  */
-static void stat_files(const char *dir, const char *label, int indent, int *k)
+static void stat_files(const char *dir, const char *label, int indent, int *k,
+		       bool counters)
 {
 	char path[PATH_MAX + 300], val[256];
 	struct dirent **ents;
@@ -621,6 +915,8 @@ static void stat_files(const char *dir, const char *label, int indent, int *k)
 				printf(" %s=\"%s\"", f, val);
 			} else {
 				printf(" %s=%s", f, val);
+				if (watch_interval > 0 && (counters || counter_name(f)))
+					print_rate(path, val);
 			}
 		}
 		free(ents[i]);
@@ -653,11 +949,11 @@ static void stats_children(const char *dom, const char *prefix,
 			printf("%s\n%*s", m++ ? "," : "", 10, "");
 			json_str(name);
 			printf(": {");
-			stat_files(sub, NULL, 5, &f);
+			stat_files(sub, NULL, 5, &f, false);
 			printf("%s}", f ? "\n          " : "");
 		} else {
 			snprintf(lab, sizeof(lab), "%s/%s", label, name);
-			stat_files(sub, lab, 2, NULL);
+			stat_files(sub, lab, 2, NULL, false);
 		}
 		free(ents[i]);
 	}
@@ -691,10 +987,10 @@ static void stats_domains(const char *pci)
 			printf("%s\n%*s", m++ ? "," : "", 6, "");
 			json_str(name);
 			printf(": {");
-			stat_files(dom, NULL, 3, &k);
+			stat_files(dom, NULL, 3, &k, false);
 		} else {
 			snprintf(lab, sizeof(lab), "domains/%s", name);
-			stat_files(dom, lab, 1, NULL);
+			stat_files(dom, lab, 1, NULL, false);
 		}
 		stats_children(dom, "queue.", "queues", &k);
 		stats_children(dom, "port.", "ports", &k);
@@ -714,18 +1010,35 @@ static void stats_one(const char *bdf, bool first)
 	static const char *const dirs[] = {
 		"total_resources", "avail_resources",
 	};
-	char path[PATH_MAX], ver[32] = "";
+	/* the device's state and IOMMU mode (sysfs-driver-dlb2) */
+	static const char *const attrs[] = { "state", "iommu_mode" };
+	char path[PATH_MAX], ver[32] = "", val[ARRAY_SIZE(attrs)][32];
 	unsigned int i;
+	int k = 0;
 
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/hw_version", sysfs, bdf);
 	tree_read(path, ver, sizeof(ver));
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sysfs, bdf,
+			 attrs[i]);
+		if (tree_read(path, val[i], sizeof(val[i])))
+			val[i][0] = '\0';
+	}
 	if (json) {
 		printf("%s\n  ", first ? "" : ",");
 		json_str(bdf);
 		printf(": {\n    \"hw_version\": ");
 		json_str(ver);
+		for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+			printf(",\n    \"%s\": ", attrs[i]);
+			json_str(val[i][0] ? val[i] : NULL);
+		}
 	} else {
-		printf("%s%s%s\n", bdf, ver[0] ? " DLB " : "", ver);
+		printf("%s%s%s", bdf, ver[0] ? " DLB " : "", ver);
+		for (i = 0; i < ARRAY_SIZE(attrs); i++)
+			if (val[i][0])
+				printf(" %s=%s", attrs[i], val[i]);
+		printf("\n");
 	}
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sysfs,
@@ -737,6 +1050,13 @@ static void stats_one(const char *bdf, bool first)
 			tree_print(path, dirs[i], 1);
 		}
 	}
+	/* the alarms of each kind since the driver was bound */
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/alarms", sysfs, bdf);
+	if (json)
+		printf(",\n    \"alarms\": {");
+	stat_files(path, "alarms", 1, &k, true);
+	if (json)
+		printf("%s}", k ? "\n    " : "");
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s", sysfs, bdf);
 	stats_domains(path);
 	if (json)
@@ -780,23 +1100,24 @@ static bool stats_bound(const char *bdf)
 	return false;
 }
 
-static int cmd_stats(int argc, char **argv)
+/*
+ * One record: device @bdf, or every device bound to dlb2 (@bdf NULL);
+ * @sep: an empty line first.  Returns the exit status.
+ */
+static int stats_record(const char *bdf, bool sep)
 {
 	char path[PATH_MAX];
 	struct dirent **ents;
 	int i, n, found = 0;
 
-	i = cmd_opts(argc, argv, usage_stats, "j");
-	if (argc - i > 1) {
-		fputs(usage_stats, stderr);
-		return 2;
-	}
-	if (argc - i == 1) {
-		if (!stats_bound(argv[i]))
+	if (bdf) {
+		if (!stats_bound(bdf))
 			return 1;
+		if (sep)
+			printf("\n");
 		if (json)
 			printf("{");
-		stats_one(argv[i], true);
+		stats_one(bdf, true);
 		if (json)
 			printf("\n}\n");
 		return 0;
@@ -808,6 +1129,8 @@ static int cmd_stats(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (sep)
+		printf("\n");
 	if (json)
 		printf("{");
 	for (i = 0; i < n; i++) {
@@ -824,12 +1147,248 @@ static int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_destroy(int argc, char **argv)
+static double monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct timespec ts;
+	double start, last, now, next;
+	const char *bdf;
+	long rec;
+	int i, rc;
+
+	i = cmd_opts(argc, argv, usage_stats, "jw");
+	if (argc - i > 1) {
+		fputs(usage_stats, stderr);
+		return 2;
+	}
+	bdf = argc - i == 1 ? argv[i] : NULL;
+	if (watch_count && !watch_interval)
+		watch_interval = 1;
+	if (!watch_interval)
+		return stats_record(bdf, false);
+	if (json) {
+		fprintf(stderr, "dlb2ctl: stats: --watch prints text, not JSON (-j)\n");
+		return 2;
+	}
+	/* records at start + k * interval, rates over the time between them */
+	start = last = monotonic();
+	for (rec = 0; ; rec++) {
+		now = monotonic();
+		elapsed = rec ? now - last : 0;
+		last = now;
+		rc = stats_record(bdf, rec);
+		next_samples();
+		fflush(stdout);
+		if (rc || (watch_count && rec + 1 >= watch_count))
+			return rc;
+		next = start + (rec + 1) * watch_interval;
+		ts.tv_sec = (time_t)next;
+		ts.tv_nsec = (long)((next - ts.tv_sec) * 1e9);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+}
+
+/* enable and disable: the attribute enable, 1 or 0. */
+static int cmd_enable(int argc, char **argv)
+{
+	bool on = !strcmp(argv[0], "enable");
+	const char *usage = on ? usage_enable : usage_disable;
+	char what[PATH_MAX];
+	int i, dev;
+
+	i = cmd_opts(argc, argv, usage, "d");
+	if (argc - i != 1) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	need_configfs();
+	dev = find_domain(argv[i]);
+	if (dev < 0)
+		return 1;
+	snprintf(what, sizeof(what), "%s dlb2_%d/%s", argv[0], dev, argv[i]);
+	if (on ? dlb2_domain_enable(dev, argv[i]) : dlb2_domain_disable(dev, argv[i])) {
+		print_refusal(what, NULL, "enable");
+		return 1;
+	}
+	printf("dlb2_%d/%s: %s\n", dev, argv[i], on ? "enabled" : "disabled");
+	return 0;
+}
+
+/* 1: a writable attribute of configfs directory @dir, 0: a read-only one, -1: none. */
+static int attr_mode(const char *dir, const char *name)
 {
 	char path[PATH_MAX + 300];
-	struct dirent **devs;
 	struct stat st;
-	int i, n, k, dev = -1, hits = 0, ret;
+
+	if (name[0] == '.' || strchr(name, '/'))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (lstat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	return (st.st_mode & 0222) != 0;
+}
+
+/* The attributes of @dir, space-separated: all, or the writable ones. */
+static void list_attrs(const char *dir, bool writable, char *buf, size_t len)
+{
+	struct dirent **ents;
+	size_t w = 0;
+	int i, n, m;
+
+	buf[0] = '\0';
+	n = scandir(dir, &ents, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		m = attr_mode(dir, ents[i]->d_name);
+		if ((m > 0 || (m == 0 && !writable)) && w < len)
+			w += snprintf(buf + w, len - w, "%s%s", w ? " " : "",
+				      ents[i]->d_name);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+/* "queues/Q", "ports/P", "ports/P/links/Q": the kind ("queue", ...), else NULL. */
+static const char *set_kind(const char *sub)
+{
+	char a[16], b[DLB2_NAME_MAX + 2], c[16], d[DLB2_NAME_MAX + 2], x;
+	int n = sscanf(sub, "%15[^/]/%33[^/]/%15[^/]/%33[^/]%c", a, b, c, d, &x);
+
+	if ((n != 2 && n != 4) || !dlb2_name_valid(b) ||
+	    (n == 4 && !dlb2_name_valid(d)) || strlen(sub) != strlen(a) + strlen(b) + 1 +
+	    (n == 4 ? strlen(c) + strlen(d) + 2 : 0))
+		return NULL;
+	if (n == 2 && !strcmp(a, "queues"))
+		return "queue";
+	if (n == 2 && !strcmp(a, "ports"))
+		return "port";
+	if (n == 4 && !strcmp(a, "ports") && !strcmp(c, "links"))
+		return "link";
+	return NULL;
+}
+
+/* "ATTR=VALUE ..." of attributes [@from, @to) of @names and @vals. */
+static void join_attrs(char **names, char **vals, int from, int to, char *buf,
+		       size_t len)
+{
+	size_t w = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = from; i < to && w < len; i++)
+		w += snprintf(buf + w, len - w, "%s%s=%s", w ? " " : "", names[i], vals[i]);
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	char target[PATH_MAX], dir[PATH_MAX + 600], path[PATH_MAX + 900];
+	char label[PATH_MAX + 300], list[4096], val[256], what[PATH_MAX + 600];
+	const char *sub = NULL, *kind = "domain";
+	char **names, **vals, *slash;
+	struct stat st;
+	int i, j, k, n, dev, err;
+
+	i = cmd_opts(argc, argv, usage_set, "d");
+	if (argc - i < 2) {
+		fputs(usage_set, stderr);
+		return 2;
+	}
+	/* the attributes: ATTR=VALUE split in place, names[k] and vals[k] */
+	names = argv + i + 1;
+	n = argc - i - 1;
+	vals = calloc(n, sizeof(*vals));
+	if (!vals)
+		die_errno(-ENOMEM, "set");
+	for (k = 0; k < n; k++) {
+		vals[k] = strchr(names[k], '=');
+		if (!vals[k] || vals[k] == names[k]) {
+			fprintf(stderr, "dlb2ctl: set: %s: not ATTR=VALUE\n", names[k]);
+			return 2;
+		}
+		*vals[k]++ = '\0';
+	}
+	snprintf(target, sizeof(target), "%s", argv[i]);
+	slash = strchr(target, '/');
+	if (slash) {
+		*slash = '\0';
+		sub = slash + 1;
+		kind = set_kind(sub);
+		if (!kind) {
+			fprintf(stderr, "dlb2ctl: set: %s: not DOMAIN, DOMAIN/queues/QUEUE, DOMAIN/ports/PORT or DOMAIN/ports/PORT/links/QUEUE\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	need_configfs();
+	dev = find_domain(target);
+	if (dev < 0)
+		return 1;
+	snprintf(label, sizeof(label), "dlb2_%d/%s", dev, argv[i]);
+	snprintf(dir, sizeof(dir), "%s/%s", dlb2_configfs_root(), label);
+	err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (err) {
+		fprintf(stderr, "dlb2ctl: set %s: no such %s (%s: %s)\n", label, kind,
+			dir, strerror(err));
+		return 1;
+	}
+	/* every attribute known and writable before the first write */
+	for (k = 0; k < n; k++) {
+		int m = attr_mode(dir, names[k]);
+
+		if (m < 0) {
+			list_attrs(dir, false, list, sizeof(list));
+			fprintf(stderr, "dlb2ctl: set %s: no attribute %s; the %s's attributes: %s\n",
+				label, names[k], kind, list);
+		} else if (m == 0) {
+			list_attrs(dir, true, list, sizeof(list));
+			fprintf(stderr, "dlb2ctl: set %s: %s is read-only; the writable ones: %s\n",
+				label, names[k], list);
+		}
+		if (m <= 0) {
+			fprintf(stderr, "dlb2ctl: set %s: nothing written\n", label);
+			return 1;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		if (!dlb2_attr_set(dev, target, sub, names[k], vals[k]))
+			continue;
+		snprintf(what, sizeof(what), "set %s: %s=%s", label, names[k], vals[k]);
+		print_refusal(what, sub, names[k]);
+		join_attrs(names, vals, 0, k, what, sizeof(what));
+		join_attrs(names, vals, k, n, list, sizeof(list));
+		if (k)
+			fprintf(stderr, "dlb2ctl: set %s: written: %s; not written: %s\n",
+				label, what, list);
+		else
+			fprintf(stderr, "dlb2ctl: set %s: nothing written\n", label);
+		return 1;
+	}
+	/* what the driver holds now, each attribute once (where last given) */
+	printf("%s:", label);
+	for (k = 0; k < n; k++) {
+		for (j = k + 1; j < n && strcmp(names[j], names[k]); j++)
+			;
+		if (j < n)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[k]);
+		printf(" %s=%s", names[k], tree_read(path, val, sizeof(val)) ? vals[k] : val);
+	}
+	printf("\n");
+	free(vals);
+	return 0;
+}
+
+static int cmd_destroy(int argc, char **argv)
+{
+	int i, dev, ret;
 
 	i = cmd_opts(argc, argv, usage_destroy, "d");
 	if (argc - i != 1) {
@@ -837,31 +1396,9 @@ static int cmd_destroy(int argc, char **argv)
 		return 2;
 	}
 	need_configfs();
-	if (device >= 0) {
-		dev = device;
-	} else {
-		n = scandir(dlb2_configfs_root(), &devs, NULL, alphasort);
-		for (k = 0; k < n; k++) {
-			snprintf(path, sizeof(path), "%s/%s/%s", dlb2_configfs_root(),
-				 devs[k]->d_name, argv[i]);
-			if (dev_dir(devs[k]->d_name, &ret) && !stat(path, &st)) {
-				dev = ret;
-				hits++;
-			}
-			free(devs[k]);
-		}
-		if (n >= 0)
-			free(devs);
-		if (hits > 1) {
-			fprintf(stderr, "dlb2ctl: %s exists on %d devices: give -d N\n",
-				argv[i], hits);
-			return 1;
-		}
-		if (!hits) {
-			fprintf(stderr, "dlb2ctl: no domain %s\n", argv[i]);
-			return 1;
-		}
-	}
+	dev = find_domain(argv[i]);
+	if (dev < 0)
+		return 1;
 	ret = dlb2_domain_destroy(dev, argv[i]);
 	if (ret)
 		die_errno(ret, "destroy");
@@ -892,6 +1429,9 @@ int main(int argc, char **argv)
 		{ "save", cmd_save, usage_save },
 		{ "show", cmd_show, usage_show },
 		{ "stats", cmd_stats, usage_stats },
+		{ "enable", cmd_enable, usage_enable },
+		{ "disable", cmd_enable, usage_disable },
+		{ "set", cmd_set, usage_set },
 		{ "destroy", cmd_destroy, usage_destroy },
 		{ "doctor", cmd_doctor, usage_doctor },
 	};

@@ -308,25 +308,37 @@ int dlb2_link_del(int dev, const char *domain, const char *port,
 	return err;
 }
 
-static int domain_write(int dev, const char *domain, const char *attr,
-			const char *value)
+int dlb2_attr_set(int dev, const char *domain, const char *sub,
+		  const char *attr, const char *value)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], name[DLB2_NAME_MAX + 1];
+	const char *s, *e;
 	int err;
 
 	dlb2_clear_error();
-	err = cfg_path(dir, dev, domain, NULL);
+	/* each component of @sub a name: nothing outside the domain */
+	for (s = sub; s && *s; s = *e ? e + 1 : e) {
+		e = strchrnul(s, '/');
+		snprintf(name, sizeof(name), "%.*s", (int)(e - s), s);
+		if (e - s > DLB2_NAME_MAX || !dlb2_name_valid(name))
+			return dlb2_fail(-EINVAL, "name", sub, "");
+	}
+	err = check_name(attr);
+	if (!err && sub && *sub)
+		err = cfg_path(dir, dev, domain, "/%s", sub);
+	else if (!err)
+		err = cfg_path(dir, dev, domain, NULL);
 	return err ? err : set_attr(dir, attr, value);
 }
 
 int dlb2_domain_enable(int dev, const char *domain)
 {
-	return domain_write(dev, domain, "enable", "1");
+	return dlb2_attr_set(dev, domain, NULL, "enable", "1");
 }
 
 int dlb2_domain_disable(int dev, const char *domain)
 {
-	return domain_write(dev, domain, "enable", "0");
+	return dlb2_attr_set(dev, domain, NULL, "enable", "0");
 }
 
 int dlb2_domain_status(int dev, const char *domain, char *buf, size_t len)

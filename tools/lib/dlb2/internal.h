@@ -22,6 +22,15 @@ int dlb2_port_setup(struct dlb2_port *p, const struct dlb2_port_opts *opts,
 /* config.c */
 const char *dlb2_dev_root(void);
 int dlb2_write_attr(const char *path, const char *value);
+/*
+ * Write @value to attribute @attr of domain @domain of device @dev, or of
+ * the directory @sub below the domain ("queues/q0", "ports/p0/links/q0";
+ * NULL or "": the domain's own), as the set-up calls do: 0 or -errno,
+ * recorded with the domain's status (dlb2_last_error()).  Not exported by
+ * libdlb2.so: dlb2ctl, linked with libdlb2.a, uses it for "set".
+ */
+int dlb2_attr_set(int dev, const char *domain, const char *sub,
+		  const char *attr, const char *value);
 
 /* json.c: a small JSON reader (RFC 8259, UTF-8, integers kept exact). */
 enum json_type {

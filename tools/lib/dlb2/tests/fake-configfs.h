@@ -9,6 +9,8 @@ int __real_mkdir(const char *path, mode_t mode);
 int __real_rmdir(const char *path);
 int __wrap_mkdir(const char *path, mode_t mode);
 int __wrap_rmdir(const char *path);
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...);
 /* Write @val (and a newline) to @dir/@name, creating it. */
 void fake_configfs_put(const char *dir, const char *name, const char *val);
 

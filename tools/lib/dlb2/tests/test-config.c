@@ -207,6 +207,45 @@ static void apply_rolls_back(void)
 	dlb2_spec_free(s);
 }
 
+/* dlb2_attr_set(); the stand-in refuses writes as the driver would. */
+static void attr_set(void)
+{
+	struct dlb2_port_attr pa = DLB2_PORT_ATTR_INIT;
+	const struct dlb2_error *e = dlb2_last_error();
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	CHECK_EQ(dlb2_domain_create(0, "s"), 0);
+	CHECK_EQ(dlb2_port_add(0, "s", "p", &pa), 0);
+	CHECK_EQ(dlb2_attr_set(0, "s", NULL, "ldb_credits", "96"), 0);
+	CHECK_STR(get("dlb2_0/s/ldb_credits"), "96");
+	CHECK_EQ(dlb2_attr_set(0, "s", "ports/p", "cq_depth", "8"), 0);
+	CHECK_STR(get("dlb2_0/s/ports/p/cq_depth"), "8");
+	CHECK_EQ(dlb2_attr_set(0, "s", "ports/../..", "x", "1"), -EINVAL);
+	CHECK_STR(e->op, "name");
+	CHECK_EQ(dlb2_attr_set(0, "s", "ports/p", "../enable", "1"), -EINVAL);
+	CHECK_EQ(dlb2_attr_set(0, "s", "queues/none", "type", "dir"), -ENOENT);
+	/* read-only attributes are mode 0444, as configfs makes them */
+	snprintf(path, sizeof(path), "%s/dlb2_0/s/status", root);
+	CHECK(!stat(path, &st) && (st.st_mode & 0777) == 0444);
+	/* an errno asked for: .NAME.errno */
+	put(root, "dlb2_0/s/ports/p/.cq_depth.errno", "ERANGE");
+	CHECK_EQ(dlb2_attr_set(0, "s", "ports/p", "cq_depth", "2048"), -ERANGE);
+	snprintf(path, sizeof(path), "%s/dlb2_0/s/ports/p/cq_depth", root);
+	CHECK_STR(e->path, path);
+	CHECK_STR(e->value, "2048");
+	CHECK_STR(get("dlb2_0/s/ports/p/cq_depth"), "8");
+	snprintf(path, sizeof(path), "%s/dlb2_0/s/ports/p/.cq_depth.errno", root);
+	unlink(path);
+	/* enabled: every attribute but enable answers EBUSY */
+	CHECK_EQ(dlb2_domain_enable(0, "s"), 0);
+	CHECK_EQ(dlb2_attr_set(0, "s", "ports/p", "cq_depth", "16"), -EBUSY);
+	CHECK_EQ(dlb2_attr_set(0, "s", NULL, "dir_credits", "16"), -EBUSY);
+	CHECK_EQ(dlb2_domain_disable(0, "s"), 0);
+	CHECK_EQ(dlb2_attr_set(0, "s", "ports/p", "cq_depth", "16"), 0);
+	CHECK_EQ(dlb2_domain_destroy(0, "s"), 0);
+}
+
 static void port_open_errors(void)
 {
 	const struct dlb2_error *e = dlb2_last_error();
@@ -244,6 +283,7 @@ int main(void)
 	RUN(c_api);
 	RUN(errors);
 	RUN(apply_rolls_back);
+	RUN(attr_set);
 	RUN(port_open_errors);
 	ret = tap_done();
 	__real_rmdir(dev);
