@@ -68,7 +68,9 @@ static void next(struct parser *p)
 
 static void skip_ws(struct parser *p)
 {
-	while (p->s < p->end && strchr(" \t\r\n", *p->s))
+	/* not strchr(" \t\r\n", c), which finds the string's NUL as well */
+	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' ||
+				 *p->s == '\r' || *p->s == '\n'))
 		next(p);
 }
 
@@ -452,6 +454,8 @@ static struct json *parse_value(struct parser *p)
 	} else if (!literal(p, "null")) {
 		if (c < 0)
 			perr(p, "unexpected end of input");
+		else if (c < 0x20 || c > 0x7e)
+			perr(p, "unexpected byte 0x%02x", c);
 		else
 			perr(p, "unexpected character '%c'", c);
 		json_free(j);

@@ -126,17 +126,22 @@ static void json_reader(void)
 	json_free(j);
 }
 
-/* Exact message of a failing parse. */
-static void expect(const char *text, const char *msg)
+/* Exact message of a failing parse of @len bytes. */
+static void expect_len(const char *text, size_t len, const char *msg)
 {
-	struct dlb2_spec *s;
+	struct dlb2_spec *s = NULL;
 	char err[256] = "";
 	int ret;
 
-	s = parse(text, err, sizeof(err), &ret);
+	ret = dlb2_spec_parse(text, len, "t.json", &s, err, sizeof(err));
 	CHECK_EQ(ret, -EINVAL);
 	CHECK(!s);
 	CHECK_STR(err, msg);
+}
+
+static void expect(const char *text, const char *msg)
+{
+	expect_len(text, strlen(text), msg);
 }
 
 static void syntax_errors(void)
@@ -150,6 +155,10 @@ static void syntax_errors(void)
 	expect("{\"x\": 99999999999999999999}", "t.json:1:7: integer out of range");
 	expect("{\"x\": \"\\ud800\"}", "t.json:1:14: bad \\u escape in string");
 	expect("{} {}", "t.json:1:4: trailing characters after the value");
+	/* a NUL byte is no white space (it was, found by fuzz-json) */
+	expect_len("{}\0", 3, "t.json:1:3: trailing characters after the value");
+	expect_len("[1,\0 2]", 7, "t.json:1:4: unexpected byte 0x00");
+	expect("[\x7f]", "t.json:1:2: unexpected byte 0x7f");
 	expect("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 	       "t.json:1:33: nested too deep");
 }
