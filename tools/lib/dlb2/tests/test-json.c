@@ -2,12 +2,14 @@
 /*
  * Configuration files: a full valid file read into the exact spec, the
  * JSON reader's corner cases, and errors (syntax, unknown key, wrong type,
- * out of range, inconsistent links) with their exact messages.
+ * out of range, inconsistent links, out of memory: fail-alloc.c) with
+ * their exact messages.
  */
 #include <stdlib.h>
 
 #include "libdlb2.h"
 #include "../internal.h"
+#include "fail-alloc.h"
 #include "tap.h"
 
 static const char full[] =
@@ -224,6 +226,37 @@ static void link_errors(void)
 	       "t.json:1:121: domains[0].ports[0].links: a load-balanced port links at most 8 queues");
 }
 
+/*
+ * The full file with each of its allocations failing in turn, the reader's
+ * and the parser's: -ENOMEM and "out of memory" each time (one in the
+ * reader gave -EINVAL and "t.json:L:C: out of memory"; found by fuzz-spec).
+ */
+static void out_of_memory(void)
+{
+	struct dlb2_spec *s;
+	char err[256];
+	long n, allocs;
+	int ret;
+
+	for (n = 0;; n++) {
+		fail_alloc(n);
+		ret = dlb2_spec_parse(full, strlen(full), "t.json", &s, err,
+				      sizeof(err));
+		allocs = fail_alloc_count;
+		fail_alloc(-1);
+		if (allocs <= n)	/* none failed */
+			break;
+		CHECK_EQ(ret, -ENOMEM);
+		CHECK(!s);
+		CHECK_STR(err, "t.json: out of memory");
+		if (ret != -ENOMEM || s)
+			return;
+	}
+	CHECK_EQ(ret, 0);
+	CHECK(n > 100);
+	dlb2_spec_free(s);
+}
+
 static void load_file(void)
 {
 	struct dlb2_spec *s;
@@ -243,6 +276,7 @@ int main(void)
 	RUN(syntax_errors);
 	RUN(schema_errors);
 	RUN(link_errors);
+	RUN(out_of_memory);
 	RUN(load_file);
 	return tap_done();
 }
