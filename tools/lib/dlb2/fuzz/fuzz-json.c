@@ -5,7 +5,9 @@
  *  - an error message starts with a line:column inside the input, and a
  *    value's line:column points at the character that starts it;
  *  - an accepted input holds no NUL byte (RFC 8259 allows none);
- *  - a tree read, written back as JSON and read again is the same tree.
+ *  - a tree read, written back as JSON and read again is the same tree;
+ *  - with one of its allocations failing (tests/fail-alloc.c; which one, a
+ *    hash of the input), the input is refused with "out of memory".
  * Everything allocated is freed (LeakSanitizer).
  */
 #include <stdbool.h>
@@ -131,21 +133,37 @@ static bool same(const struct json *a, const struct json *b)
 	return false;
 }
 
+static void check_oom(const uint8_t *data, size_t size, long allocs)
+{
+	struct json *j;
+	char err[256];
+
+	if (!allocs)
+		return;
+	fail_alloc(fail_alloc_pick(data, size, allocs));
+	j = json_parse((const char *)data, size, err, sizeof(err));
+	fail_alloc(-1);
+	FUZZ_CHECK(!j && strstr(err, ": out of memory"));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct json *j, *again;
 	char err[256], *text;
 	int line, col, n;
 	size_t len;
+	long off;
 	FILE *f;
 
+	fail_alloc(-1);
 	j = json_parse((const char *)data, size, err, sizeof(err));
+	check_oom(data, size, fail_alloc_count);
 	if (!j) {
 		n = 0;
 		FUZZ_CHECK(sscanf(err, "%d:%d: %n", &line, &col, &n) == 2 && n);
 		FUZZ_CHECK(err[n]);
-		FUZZ_CHECK(offset_of(data, size, line, col) >= 0);
-		FUZZ_CHECK((size_t)offset_of(data, size, line, col) <= size);
+		off = offset_of(data, size, line, col);
+		FUZZ_CHECK(off >= 0 && (size_t)off <= size);
 		return 0;
 	}
 	FUZZ_CHECK(!err[0]);

@@ -10,7 +10,10 @@
  *    message cut short;
  *  - a spec read has the shape the schema promises: at least one domain,
  *    valid names, links to queues of the domain, directed ports with one
- *    link.
+ *    link;
+ *  - with one of its allocations failing (tests/fail-alloc.c; which one, a
+ *    hash of the input), the input is refused with -ENOMEM and "out of
+ *    memory".
  * Everything allocated is freed (LeakSanitizer).
  */
 #include <errno.h>
@@ -49,6 +52,22 @@ static void check_spec(const struct dlb2_spec *s)
 	}
 }
 
+static void check_oom(const uint8_t *data, size_t size, long allocs)
+{
+	struct dlb2_spec *s;
+	char err[512];
+	int ret;
+
+	if (!allocs)
+		return;
+	fail_alloc(fail_alloc_pick(data, size, allocs));
+	ret = dlb2_spec_parse((const char *)data, size, NAME, &s, err, sizeof(err));
+	fail_alloc(-1);
+	if (ret != -ENOMEM)
+		fprintf(stderr, "%d: %s\n", ret, err);
+	FUZZ_CHECK(ret == -ENOMEM && !s && !strcmp(err, NAME ": out of memory"));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
@@ -57,7 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512], *short_err;
 	int ret, ret2;
 
+	fail_alloc(-1);
 	ret = dlb2_spec_parse(text, size, NAME, &s, err, sizeof(err));
+	check_oom(data, size, fail_alloc_count);
 	if (!ret) {
 		FUZZ_CHECK(s);
 		check_spec(s);
