@@ -52,6 +52,7 @@ struct json {
 	};
 };
 
+/* NULL on error: "line:col: what" in @err, errno EINVAL or ENOMEM */
 struct json *json_parse(const char *text, size_t len, char *err, size_t errlen);
 void json_free(struct json *j);
 const char *json_type_name(enum json_type t);

@@ -6,6 +6,7 @@
  * (JSON_INT); numbers with a fraction or exponent are JSON_NUM and carry no
  * value, since no setting takes one.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct parser {
 	char *err;
 	size_t errlen;
 	bool failed;
+	bool oom;		/* failed for want of memory */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -38,6 +40,13 @@ perr(struct parser *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->err + n, p->errlen - n, fmt, ap);
 	va_end(ap);
+}
+
+static void oom(struct parser *p)
+{
+	if (!p->failed)
+		p->oom = true;
+	perr(p, "out of memory");
 }
 
 const char *json_type_name(enum json_type t)
@@ -68,7 +77,9 @@ static void next(struct parser *p)
 
 static void skip_ws(struct parser *p)
 {
-	while (p->s < p->end && strchr(" \t\r\n", *p->s))
+	/* not strchr(" \t\r\n", c), which finds the string's NUL as well */
+	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' ||
+				 *p->s == '\r' || *p->s == '\n'))
 		next(p);
 }
 
@@ -97,7 +108,7 @@ static struct json *new_value(struct parser *p, enum json_type t)
 	struct json *j = calloc(1, sizeof(*j));
 
 	if (!j) {
-		perr(p, "out of memory");
+		oom(p);
 		return NULL;
 	}
 	j->type = t;
@@ -163,7 +174,7 @@ static char *parse_string(struct parser *p)
 	out = malloc(p->end - start);
 	o = out;
 	if (!out) {
-		perr(p, "out of memory");
+		oom(p);
 		return NULL;
 	}
 	for (;;) {
@@ -258,7 +269,7 @@ static bool push(struct parser *p, struct json *j, char *key, struct json *v)
 			j->k = nk;
 	}
 	if (!nv || (j->type == JSON_OBJ && !nk)) {
-		perr(p, "out of memory");
+		oom(p);
 		return false;
 	}
 	j->v[j->n] = v;
@@ -452,6 +463,8 @@ static struct json *parse_value(struct parser *p)
 	} else if (!literal(p, "null")) {
 		if (c < 0)
 			perr(p, "unexpected end of input");
+		else if (c < 0x20 || c > 0x7e)
+			perr(p, "unexpected byte 0x%02x", c);
 		else
 			perr(p, "unexpected character '%c'", c);
 		json_free(j);
@@ -462,7 +475,7 @@ static struct json *parse_value(struct parser *p)
 
 /*
  * Parse @len bytes of @text.  On error returns NULL with "line:col: what"
- * in @err.
+ * in @err and errno EINVAL, or ENOMEM when memory ran out.
  */
 struct json *json_parse(const char *text, size_t len, char *err, size_t errlen)
 {
@@ -475,13 +488,13 @@ struct json *json_parse(const char *text, size_t len, char *err, size_t errlen)
 	if (errlen)
 		err[0] = '\0';
 	j = parse_value(&p);
-	if (!j)
-		return NULL;
-	skip_ws(&p);
-	if (p.s != p.end) {
+	if (j) {
+		skip_ws(&p);
+		if (p.s == p.end)
+			return j;
 		perr(&p, "trailing characters after the value");
 		json_free(j);
-		return NULL;
 	}
-	return j;
+	errno = p.oom ? ENOMEM : EINVAL;
+	return NULL;
 }

@@ -506,6 +506,10 @@ int dlb2_spec_parse(const char *text, size_t len, const char *name,
 
 	*spec = NULL;
 	j = json_parse(text, len, jerr, sizeof(jerr));
+	if (!j && errno == ENOMEM) {
+		snprintf(err, errlen, "%s: out of memory", c.name);
+		return -ENOMEM;
+	}
 	if (!j) {
 		snprintf(err, errlen, "%s:%s", c.name, jerr);
 		return -EINVAL;

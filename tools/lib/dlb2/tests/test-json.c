@@ -2,12 +2,14 @@
 /*
  * Configuration files: a full valid file read into the exact spec, the
  * JSON reader's corner cases, and errors (syntax, unknown key, wrong type,
- * out of range, inconsistent links) with their exact messages.
+ * out of range, inconsistent links, out of memory: fail-alloc.c) with
+ * their exact messages.
  */
 #include <stdlib.h>
 
 #include "libdlb2.h"
 #include "../internal.h"
+#include "fail-alloc.h"
 #include "tap.h"
 
 static const char full[] =
@@ -126,17 +128,22 @@ static void json_reader(void)
 	json_free(j);
 }
 
-/* Exact message of a failing parse. */
-static void expect(const char *text, const char *msg)
+/* Exact message of a failing parse of @len bytes. */
+static void expect_len(const char *text, size_t len, const char *msg)
 {
-	struct dlb2_spec *s;
+	struct dlb2_spec *s = NULL;
 	char err[256] = "";
 	int ret;
 
-	s = parse(text, err, sizeof(err), &ret);
+	ret = dlb2_spec_parse(text, len, "t.json", &s, err, sizeof(err));
 	CHECK_EQ(ret, -EINVAL);
 	CHECK(!s);
 	CHECK_STR(err, msg);
+}
+
+static void expect(const char *text, const char *msg)
+{
+	expect_len(text, strlen(text), msg);
 }
 
 static void syntax_errors(void)
@@ -150,6 +157,10 @@ static void syntax_errors(void)
 	expect("{\"x\": 99999999999999999999}", "t.json:1:7: integer out of range");
 	expect("{\"x\": \"\\ud800\"}", "t.json:1:14: bad \\u escape in string");
 	expect("{} {}", "t.json:1:4: trailing characters after the value");
+	/* a NUL byte is no white space (it was, found by fuzz-json) */
+	expect_len("{}\0", 3, "t.json:1:3: trailing characters after the value");
+	expect_len("[1,\0 2]", 7, "t.json:1:4: unexpected byte 0x00");
+	expect("[\x7f]", "t.json:1:2: unexpected byte 0x7f");
 	expect("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 	       "t.json:1:33: nested too deep");
 }
@@ -215,6 +226,37 @@ static void link_errors(void)
 	       "t.json:1:121: domains[0].ports[0].links: a load-balanced port links at most 8 queues");
 }
 
+/*
+ * The full file with each of its allocations failing in turn, the reader's
+ * and the parser's: -ENOMEM and "out of memory" each time (one in the
+ * reader gave -EINVAL and "t.json:L:C: out of memory"; found by fuzz-spec).
+ */
+static void out_of_memory(void)
+{
+	struct dlb2_spec *s;
+	char err[256];
+	long n, allocs;
+	int ret;
+
+	for (n = 0;; n++) {
+		fail_alloc(n);
+		ret = dlb2_spec_parse(full, strlen(full), "t.json", &s, err,
+				      sizeof(err));
+		allocs = fail_alloc_count;
+		fail_alloc(-1);
+		if (allocs <= n)	/* none failed */
+			break;
+		CHECK_EQ(ret, -ENOMEM);
+		CHECK(!s);
+		CHECK_STR(err, "t.json: out of memory");
+		if (ret != -ENOMEM || s)
+			return;
+	}
+	CHECK_EQ(ret, 0);
+	CHECK(n > 100);
+	dlb2_spec_free(s);
+}
+
 static void load_file(void)
 {
 	struct dlb2_spec *s;
@@ -234,6 +276,7 @@ int main(void)
 	RUN(syntax_errors);
 	RUN(schema_errors);
 	RUN(link_errors);
+	RUN(out_of_memory);
 	RUN(load_file);
 	return tap_done();
 }
