@@ -301,7 +301,8 @@ static void check_secure_boot(void)
 	int sb, fd, sig, err;
 	struct dirent *de;
 	struct check *c;
-	bool enforced;
+	bool enforced, sig_enforce;
+	const char *refusal;
 	ssize_t n;
 	DIR *d;
 
@@ -359,7 +360,15 @@ static void check_secure_boot(void)
 	 * integrity (or confidentiality), which distributions' kernels turn on
 	 * with Secure Boot: when lockdown is not reported, Secure Boot counts.
 	 */
-	enforced = !strcmp(buf, "Y") || (lock[0] ? strcmp(lock, "none") : sb == 1);
+	sig_enforce = !strcmp(buf, "Y");
+	enforced = sig_enforce || (lock[0] ? strcmp(lock, "none") : sb == 1);
+	/*
+	 * What modprobe says (module_sig_check()): signatures enforced,
+	 * EKEYREJECTED; refused by lockdown alone, EPERM and the lockdown
+	 * line in the log.
+	 */
+	refusal = sig_enforce ? "modprobe: \"Key was rejected by service\"" :
+		  "modprobe: \"Operation not permitted\", the log: \"Lockdown: modprobe: unsigned module loading is restricted\"";
 	if (!enforced && sb != -2) {
 		add("secure-boot", HOST, PASS, "%s; %s: unsigned modules load", sbtext, locktext);
 		return;
@@ -370,16 +379,18 @@ static void check_secure_boot(void)
 	}
 	sig = ko[0] ? ko_signed(ko) : -1;
 	if (enforced && sig == 0) {
-		c = add("secure-boot", HOST, FAIL, "%s; %s; %s carries no signature: the kernel refuses it (modprobe: \"Key was rejected by service\")",
-			sbtext, locktext, ko);
+		c = add("secure-boot", HOST, FAIL, "%s; %s; %s carries no signature: the kernel refuses it (%s)",
+			sbtext, locktext, ko, refusal);
 		fix(c, "DKMS-built modules must be signed with a key enrolled as a MOK: mokutil --import /var/lib/dkms/mok.pub, reboot and confirm the key in the MOK manager, then dkms autoinstall -k %s (builds and signs) and modprobe dlb2",
 		    rel);
 		return;
 	}
-	c = add("secure-boot", HOST, UNKNOWN, "%s; %s; dlb2 is not loaded: %s",
-		sbtext, locktext, enforced ?
-		"the kernel loads only modules signed with a key it trusts; modprobe saying \"Key was rejected by service\" means the key of dlb2.ko is not enrolled" :
-		"if Secure Boot is on, the kernel loads only modules signed with a key it trusts (\"Key was rejected by service\")");
+	if (enforced)
+		c = add("secure-boot", HOST, UNKNOWN, "%s; %s; dlb2 is not loaded: the kernel loads only modules signed with a key it trusts; %s means the key of dlb2.ko is not enrolled",
+			sbtext, locktext, refusal);
+	else
+		c = add("secure-boot", HOST, UNKNOWN, "%s; %s; dlb2 is not loaded: if Secure Boot is on, the kernel loads only modules signed with a key it trusts",
+			sbtext, locktext);
 	fix(c, "DKMS-built modules must be signed with a key enrolled as a MOK: mokutil --import /var/lib/dkms/mok.pub, reboot and confirm the key in the MOK manager (mokutil --list-enrolled lists the keys; mokutil --sb-state the state), then modprobe dlb2");
 }
 
