@@ -1197,28 +1197,41 @@ static int cmd_stats(int argc, char **argv)
 }
 
 /* enable and disable: the attribute enable, 1 or 0. */
+/*
+ * The prologue of a command that takes "[-d N] DOMAIN": its options, then
+ * the domain looked up.  Returns the device, or the exit status negated
+ * (-2: usage, printed; -1: no such domain, said).
+ */
+static int domain_arg(int argc, char **argv, const char *usage, const char **name)
+{
+	int i = cmd_opts(argc, argv, usage, "d"), dev;
+
+	if (argc - i != 1) {
+		fputs(usage, stderr);
+		return -2;
+	}
+	need_configfs();
+	*name = argv[i];
+	dev = find_domain(*name);
+	return dev < 0 ? -1 : dev;
+}
+
 static int cmd_enable(int argc, char **argv)
 {
 	bool on = !strcmp(argv[0], "enable");
-	const char *usage = on ? usage_enable : usage_disable;
+	const char *name;
 	char what[PATH_MAX];
-	int i, dev;
+	int dev;
 
-	i = cmd_opts(argc, argv, usage, "d");
-	if (argc - i != 1) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	need_configfs();
-	dev = find_domain(argv[i]);
+	dev = domain_arg(argc, argv, on ? usage_enable : usage_disable, &name);
 	if (dev < 0)
-		return 1;
-	snprintf(what, sizeof(what), "%s dlb2_%d/%s", argv[0], dev, argv[i]);
-	if (on ? dlb2_domain_enable(dev, argv[i]) : dlb2_domain_disable(dev, argv[i])) {
+		return -dev;
+	snprintf(what, sizeof(what), "%s dlb2_%d/%s", argv[0], dev, name);
+	if (on ? dlb2_domain_enable(dev, name) : dlb2_domain_disable(dev, name)) {
 		print_refusal(what, NULL, "enable");
 		return 1;
 	}
-	printf("dlb2_%d/%s: %s\n", dev, argv[i], on ? "enabled" : "disabled");
+	printf("dlb2_%d/%s: %s\n", dev, name, on ? "enabled" : "disabled");
 	return 0;
 }
 
@@ -1388,21 +1401,16 @@ static int cmd_set(int argc, char **argv)
 
 static int cmd_destroy(int argc, char **argv)
 {
-	int i, dev, ret;
+	const char *name;
+	int dev, ret;
 
-	i = cmd_opts(argc, argv, usage_destroy, "d");
-	if (argc - i != 1) {
-		fputs(usage_destroy, stderr);
-		return 2;
-	}
-	need_configfs();
-	dev = find_domain(argv[i]);
+	dev = domain_arg(argc, argv, usage_destroy, &name);
 	if (dev < 0)
-		return 1;
-	ret = dlb2_domain_destroy(dev, argv[i]);
+		return -dev;
+	ret = dlb2_domain_destroy(dev, name);
 	if (ret)
 		die_errno(ret, "destroy");
-	printf("dlb2_%d/%s: destroyed\n", dev, argv[i]);
+	printf("dlb2_%d/%s: destroyed\n", dev, name);
 	return 0;
 }
 
