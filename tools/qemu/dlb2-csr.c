@@ -399,6 +399,9 @@ static void dlb2_csr_write(void *opaque, hwaddr addr, uint64_t val64,
     if (!dlb2_live_write(s, id, idx, val)) {
         dlb2_reg_set(s, id, idx, val);
     }
+    if (id == DLB2_R_LSP_QID_LDB_INFL_LIM) {
+        dlb2_qid_inflight_status(s, idx, false);
+    }
     if (dlb2_reg_affects_cfg(id)) {
         s->cfg_dirty = true;
     }

@@ -279,6 +279,23 @@ uint64_t dlb2_qid_cqs(DLB2State *s, unsigned int qid)
     return cqs;
 }
 
+/* The slots of CQ cq that map queue qid: valid, naming qid, in QID2CQIDIX. */
+static uint8_t dlb2_slots_mapped(DLB2State *s, unsigned int cq, unsigned int qid)
+{
+    uint32_t priov = dlb2_reg(s, DLB2_R_LSP_CQ2PRIOV, cq);
+    uint64_t cq2qid = dlb2_reg(s, DLB2_R_LSP_CQ2QID0, cq) |
+                      (uint64_t)dlb2_reg(s, DLB2_R_LSP_CQ2QID1, cq) << 32;
+    uint8_t m = dlb2_qidix(s, DLB2_R_LSP_QID2CQIDIX_00, qid, cq) & (priov >> 24);
+    unsigned int slot;
+
+    for (slot = 0; slot < DLB2_QID_SLOTS; slot++) {
+        if (((cq2qid >> (8 * slot)) & 0x7f) != qid) {
+            m &= ~(1u << slot);
+        }
+    }
+    return m;
+}
+
 /* The slots of CQ cq through which queue qid may give it a QE now. */
 uint8_t dlb2_slots_for(DLB2State *s, unsigned int cq, unsigned int qid,
                        bool atomic)
@@ -320,6 +337,42 @@ void dlb2_slots_haswork(DLB2State *s, unsigned int qid, bool atomic)
         } else {
             st->nalb_haswork |= slots;
         }
+    }
+}
+
+/*
+ * A queue's inflight status (INFERRED from facts 6.7 step 5f and the DPDK
+ * comment it quotes: the scheduler re-evaluates a mapping only when the
+ * queue's inflight status changes, which is why the dynamic map sets
+ * INFLIGHT_OK of every (CQ, slot) mapped to the queue).  A queue at its
+ * inflight limit (LSP_QID_LDB_INFL_LIM) clears INFLIGHT_OK of each slot
+ * mapped to it (valid in LSP_CQ2PRIOV, naming it in LSP_CQ2QID, set in
+ * LSP_QID2CQIDIX); a completion that leaves it below the limit sets them
+ * again.  CHOICE (when "at the limit" is evaluated): when a QE of the
+ * queue is scheduled (@completion false) and when its limit is written
+ * (the write of 0 that starts a dynamic map clears them at once); a
+ * limit written above the count sets nothing: only SCHED_CTRL or a
+ * completion does.  DPDK's domain reset, which writes the limit 0 after
+ * clearing the ports' valid bits, is unaffected.
+ */
+void dlb2_qid_inflight_status(DLB2State *s, unsigned int qid, bool completion)
+{
+    uint32_t lim = dlb2_reg(s, DLB2_R_LSP_QID_LDB_INFL_LIM, qid) & 0xfff;
+    bool below = s->ldb_queue[qid].inflight < lim;
+    uint64_t cqs;
+
+    if (below != completion) {
+        return;
+    }
+    cqs = dlb2_qid_cqs(s, qid);
+    while (cqs) {
+        unsigned int cq = ctz64(cqs);
+        DLB2SlotStatus *st = &s->ldb_port[cq].st;
+        uint8_t slots = dlb2_slots_mapped(s, cq, qid);
+
+        cqs &= cqs - 1;
+        st->inflight_ok = below ? st->inflight_ok | slots :
+                                  st->inflight_ok & ~slots;
     }
 }
 

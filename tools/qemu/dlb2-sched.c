@@ -392,6 +392,7 @@ static void dlb2_deliver_ldb(DLB2State *s, unsigned int qid, unsigned int cq,
     QTAILQ_REMOVE(&q->waiting[bin], qe, next);
     s->ldb_waiting--;
     q->inflight++;
+    dlb2_qid_inflight_status(s, qid, false);
     if (e.sched_type == DLB2_SCHED_ATOMIC) {
         DLB2Flow *f;
 
@@ -489,6 +490,7 @@ void dlb2_ldb_retire(DLB2State *s, unsigned int port, const DLB2HistEntry *e)
     DLB2LdbQueue *q = &s->ldb_queue[e->qid];
 
     q->inflight--;
+    dlb2_qid_inflight_status(s, e->qid, true);
     if (e->sched_type == DLB2_SCHED_ATOMIC) {
         DLB2Flow *f = dlb2_flow(q, e->flow, false);
 

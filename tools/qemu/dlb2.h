@@ -304,6 +304,7 @@ uint8_t dlb2_slots_for(DLB2State *s, unsigned int cq, unsigned int qid,
                        bool atomic);
 void dlb2_slots_haswork(DLB2State *s, unsigned int qid, bool atomic);
 void dlb2_sched_ctrl(DLB2State *s, uint32_t val);
+void dlb2_qid_inflight_status(DLB2State *s, unsigned int qid, bool completion);
 unsigned int dlb2_num_sns(DLB2State *s, unsigned int qid);
 unsigned int dlb2_sn_oldest(DLB2State *s, unsigned int qid);
 void dlb2_sn_oldest_set(DLB2State *s, unsigned int qid, unsigned int sn);
