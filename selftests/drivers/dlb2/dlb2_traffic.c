@@ -5,7 +5,9 @@
  * payload, per-flow atomicity and per-queue order checked exactly), link
  * priorities, the CQ depth bound, credits (no enqueue without one, no alarm,
  * credits flow back), a blocking wait woken by the CQ interrupt (directed
- * and load-balanced ports), links changed while the domain runs, a long pipeline without loss or alarm
+ * and load-balanced ports), links changed while the domain runs (a new
+ * link does not stop the queue's other consumers), a long pipeline without
+ * loss or alarm
  * (DLB2_TRAFFIC_QES QEs, default 1000000), and CQ entries read with one
  * 16-byte load, as DPDK reads them, never torn.
  *
@@ -823,6 +825,85 @@ TEST_F_TIMEOUT(tr, relink_while_enabled, 300)
 	dlb2_release(c, 1);
 	dlb2_port_close(p);
 	dlb2_port_close(c);
+}
+
+/*
+ * A port linked to a queue while the domain runs must not stop the queue's
+ * existing consumers: the dynamic map sets the inflight status of every
+ * slot mapped to the queue, not only the new one (6.7 step 5f).  c0
+ * consumes; c1 is linked (first refused while c0 owes completions, then
+ * accepted) and never dequeues, so at most its CQ depth of QEs go to it:
+ * c0 must receive all the others, and nothing is lost.
+ */
+TEST_F_TIMEOUT(tr, link_keeps_existing_consumers, 300)
+{
+	enum { N = 32, DEPTH = 8 };
+	struct dlb2_port *p, *c0, *c1;
+	struct dlb2_cq_entry e;
+	unsigned int i, got0 = 0, got1 = 0;
+	bool seen[N] = { false };
+	uint8_t q;
+
+	if (!self->version)
+		return;
+	ASSERT_EQ(0, add_queue(self->dev, "q", DLB2_LDB, DLB2_QUNORDERED, 0));
+	ASSERT_EQ(0, add_port(self->dev, "p", DLB2_DIR, 8, DLB2_WAIT_POLL));
+	ASSERT_EQ(0, add_port(self->dev, "c0", DLB2_LDB, DEPTH, DLB2_WAIT_POLL));
+	ASSERT_EQ(0, add_port(self->dev, "c1", DLB2_LDB, DEPTH, DLB2_WAIT_POLL));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM, "c0", "q", -1));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM));
+	q = qid(self->dev, "q");
+	p = open_port(_metadata, self->dev, "p");
+	c0 = open_port(_metadata, self->dev, "c0");
+	c1 = open_port(_metadata, self->dev, "c1");
+	ASSERT_NE(NULL, c1);
+
+	/* c0 owes completions for q: the link is refused, then accepted. */
+	for (i = 0; i < 4; i++)
+		enqueue(p, q, DLB2_SCHED_UNORDERED, 0, 0, 100 + i);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(1, dequeue1(c0, &e));
+	EXPECT_EQ(-EBUSY, dlb2_link_add(self->dev, DOM, "c1", "q", -1));
+	ASSERT_EQ(4, dlb2_release(c0, 4));
+	for (i = 0; i < 1000 && dlb2_link_add(self->dev, DOM, "c1", "q", -1) == -EBUSY; i++)
+		usleep(1000);
+	ASSERT_LT(i, 1000);
+
+	for (i = 0; i < N; i++)
+		enqueue(p, q, DLB2_SCHED_UNORDERED, 0, 0, i);
+	while (got0 < N - DEPTH && dequeue1(c0, &e)) {
+		ASSERT_LT(e.data, N);
+		EXPECT_FALSE(seen[e.data]);
+		seen[e.data] = true;
+		got0++;
+		ASSERT_EQ(1, dlb2_release(c0, 1));
+	}
+	/* c0 got what c1's CQ cannot hold; the rest is in the two CQs. */
+	EXPECT_LE(N - DEPTH, got0);
+	for (i = 0; got0 + got1 < N && i < 5000; i++) {
+		struct dlb2_port *c = i % 2 ? c1 : c0;
+
+		if (dlb2_dequeue_burst(c, &e, 1) != 1) {
+			usleep(1000);
+			continue;
+		}
+		ASSERT_LT(e.data, N);
+		EXPECT_FALSE(seen[e.data]);
+		seen[e.data] = true;
+		if (c == c0) {
+			got0++;
+			ASSERT_EQ(1, dlb2_release(c0, 1));
+		} else {
+			got1++;
+		}
+	}
+	EXPECT_EQ(N, got0 + got1);
+	EXPECT_LE(got1, DEPTH);
+	TH_LOG("c0 received %u, c1 %u of %u", got0, got1, N);
+	dlb2_release(c1, got1);
+	dlb2_port_close(p);
+	dlb2_port_close(c0);
+	dlb2_port_close(c1);
 }
 
 /* ---- a long pipeline ---------------------------------------------------- */
