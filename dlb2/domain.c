@@ -209,7 +209,7 @@ static void program(struct dlb2 *dlb2, struct dlb2_domain *dom,
 			WRITE_ONCE(dlb2->ldb_ports[port->id], port);
 			for (s = 0; s < desc->ports[i].num_links; s++) {
 				port->slot_state[s] = DLB2_SLOT_MAPPED;
-				dlb2_hw_map(dlb2, port, s, false);
+				dlb2_hw_map(dlb2, port, s);
 			}
 			dlb2_hw_cq_enable(dlb2, port, true);
 		}
@@ -436,6 +436,35 @@ static int free_slot(struct dlb2_port *port)
 	return -ENOSPC;
 }
 
+/* The slot of @p through which @q is mapped, or -1. */
+static int mapped_slot(const struct dlb2_port *p, const struct dlb2_queue *q)
+{
+	unsigned int s;
+
+	for (s = 0; p->ldb && s < DLB2_MAX_LINKS; s++)
+		if (p->slot_queue[s] == q && p->slot_state[s] == DLB2_SLOT_MAPPED)
+			return s;
+	return -1;
+}
+
+/* Stop or resume the CQs of @dom through which @q is mapped. */
+static void mapped_cqs_enable(struct dlb2_domain *dom,
+			      const struct dlb2_queue *q, bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < dom->num_ports; i++) {
+		struct dlb2_port *c = dom->ports[i];
+
+		if (mapped_slot(c, q) < 0)
+			continue;
+		if (on)
+			dlb2_port_cq_resume(c);
+		else
+			dlb2_hw_cq_enable(dom->dlb2, c, false);
+	}
+}
+
 /**
  * dlb2_domain_link() - map a queue to a load-balanced port of a running domain
  * @dom: the domain
@@ -443,31 +472,57 @@ static int free_slot(struct dlb2_port *port)
  * @queue: index of the queue in the domain
  * @prio: priority of the link
  *
+ * The hardware's dynamic map (6.7 step 5), in the order of DPDK's PF
+ * driver: the queue stops being scheduled (inflight limit 0); this CQ and
+ * every CQ already mapped to the queue stop, and the queue's inflight
+ * count is read again (one more QE may have been scheduled after the
+ * first read); the slot is mapped and the scheduler told about its work;
+ * every slot mapped to the queue gets its inflight status back (the
+ * scheduler does not re-evaluate them otherwise); the limit and the CQs
+ * come back.  Where DPDK finishes a deferred map in the background, this
+ * answers -EBUSY and leaves everything as it was.
+ *
  * Return: 0; -EINVAL for a directed port or queue, -ENOSPC when all eight
  * slots are taken, -EBUSY while QEs of the queue are scheduled and not
- * completed (the hardware's dynamic map needs them completed; retry).
+ * completed (retry).
  */
 int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 		     unsigned int queue, u8 prio)
 {
 	struct dlb2_port *p = dom->ports[port];
 	struct dlb2_queue *q = &dom->queues[queue];
-	int slot;
+	struct dlb2 *dlb2 = dom->dlb2;
+	unsigned int i;
+	int slot, s;
+	u32 lim;
 
 	if (!p->ldb || !q->ldb)
 		return -EINVAL;
 	slot = free_slot(p);
 	if (slot < 0)
 		return slot;
+	if (dlb2_hw_map_quiesce(dlb2, q, &lim))
+		return -EBUSY;
+	dlb2_hw_cq_enable(dlb2, p, false);
+	mapped_cqs_enable(dom, q, false);
+	if (dlb2_hw_queue_inflight(dlb2, q)) {
+		dlb2_hw_queue_infl_lim(dlb2, q, lim);
+		mapped_cqs_enable(dom, q, true);
+		dlb2_port_cq_resume(p);
+		return -EBUSY;
+	}
 	p->slot_queue[slot] = q;
 	p->slot_prio[slot] = prio;
 	p->slot_state[slot] = DLB2_SLOT_MAPPED;
-	if (dlb2_hw_map(dom->dlb2, p, slot, true)) {
-		p->slot_queue[slot] = NULL;
-		p->slot_state[slot] = DLB2_SLOT_UNMAPPED;
-		return -EBUSY;
+	dlb2_hw_map(dlb2, p, slot);
+	dlb2_hw_map_has_work(dlb2, p, slot);
+	for (i = 0; i < dom->num_ports; i++) {
+		s = mapped_slot(dom->ports[i], q);
+		if (s >= 0)
+			dlb2_hw_slot_inflight_ok(dlb2, dom->ports[i], s);
 	}
-	dlb2_port_cq_resume(p);
+	dlb2_hw_queue_infl_lim(dlb2, q, lim);
+	mapped_cqs_enable(dom, q, true);
 	return 0;
 }
 

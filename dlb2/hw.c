@@ -272,40 +272,24 @@ static void sched_ctrl(struct dlb2 *dlb2, unsigned int p, unsigned int slot,
 }
 
 /**
- * dlb2_hw_map() - map a queue into a QID slot of a load-balanced CQ
+ * dlb2_hw_map() - map a queue into a QID slot of a load-balanced CQ (6.7
+ * step 4: the static map)
  * @dlb2: the device
  * @port: the port; port->slot_queue[slot] and slot_prio[slot] say what
  * @slot: the slot, 0..7
- * @started: the domain runs: a dynamic map (6.7 step 5), which first stops
- *	     new schedules of the queue (inflight limit 0) and then needs the
- *	     queue's scheduled-but-incomplete QEs to be completed; the
- *	     scheduler is told about the slot
  *
  * The CQ is disabled while its map changes and left disabled: the caller
- * enables it again (dlb2_hw_cq_enable()) unless other changes are pending.
- *
- * Return: 0; -EAGAIN (dynamic map only) when QEs of the queue are still
- * inflight: nothing changed, the caller may retry after completions.
+ * enables it again.  A map while the domain runs is the dynamic map of
+ * dlb2_domain_link(), which calls this between dlb2_hw_map_quiesce() and
+ * dlb2_hw_map_has_work().
  */
-int dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
-		unsigned int slot, bool started)
+void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
+		 unsigned int slot)
 {
 	const struct dlb2_queue *q = port->slot_queue[slot];
 	unsigned int p = port->id;
 	u32 cq2qid = slot < 4 ? DLB2_LSP_CQ2QID0(dlb2->ver, p) : DLB2_LSP_CQ2QID1(dlb2->ver, p);
-	u32 infl_lim = DLB2_LSP_QID_LDB_INFL_LIM(dlb2->ver, q->id);
-	u32 lim = 0;
 
-	if (started) {
-		lim = dlb2_csr_rd(dlb2, infl_lim);
-		dlb2_csr_wr(dlb2, infl_lim, 0);
-		/* The read pushes the write: no schedule of q after it. */
-		if (dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_INFL_CNT(dlb2->ver, q->id))) {
-			dlb2_csr_wr(dlb2, infl_lim, lim);
-			dlb2_flush_csr(dlb2);
-			return -EAGAIN;
-		}
-	}
 	dlb2_hw_cq_enable(dlb2, port, false);
 	rmw(dlb2, DLB2_LSP_CQ2PRIOV(dlb2->ver, p), DLB2_CQ2PRIOV_PRIO(slot),
 	    DLB2_CQ2PRIOV_V(slot) | port->slot_prio[slot] << (3 * slot));
@@ -313,16 +297,82 @@ int dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
 	    q->id << (8 * (slot % 4)));
 	qid2cqidix(dlb2, q->id, p, slot, true);
 	dlb2_flush_csr(dlb2);
-	if (started) {
-		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_RLIST_HASWORK_V,
-			   dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(dlb2->ver, q->id)));
-		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_NALB_HASWORK_V,
-			   dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(dlb2->ver, q->id)));
-		sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_INFLIGHT_OK_V, true);
-		dlb2_csr_wr(dlb2, infl_lim, lim);
-		dlb2_flush_csr(dlb2);
+}
+
+/**
+ * dlb2_hw_map_quiesce() - stop new schedules of a queue (6.7 step 5a, 5c)
+ * @dlb2: the device
+ * @q: a load-balanced queue of a running domain
+ * @lim: its inflight limit, to give back to dlb2_hw_queue_infl_lim()
+ *
+ * Return: 0 with the limit at 0; -EAGAIN, the limit restored, while QEs of
+ * the queue are scheduled and not completed.
+ */
+int dlb2_hw_map_quiesce(struct dlb2 *dlb2, const struct dlb2_queue *q, u32 *lim)
+{
+	u32 infl_lim = DLB2_LSP_QID_LDB_INFL_LIM(dlb2->ver, q->id);
+
+	*lim = dlb2_csr_rd(dlb2, infl_lim);
+	dlb2_csr_wr(dlb2, infl_lim, 0);
+	if (dlb2_hw_queue_inflight(dlb2, q)) {
+		dlb2_hw_queue_infl_lim(dlb2, q, *lim);
+		return -EAGAIN;
 	}
 	return 0;
+}
+
+/*
+ * QEs of a load-balanced queue scheduled and not completed; the read
+ * pushes the CSR writes before it.
+ */
+bool dlb2_hw_queue_inflight(struct dlb2 *dlb2, const struct dlb2_queue *q)
+{
+	return dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_INFL_CNT(dlb2->ver, q->id)) &
+	       DLB2_INFL_CNT_MASK;
+}
+
+/* 6.7 step 5g: a load-balanced queue's inflight limit. */
+void dlb2_hw_queue_infl_lim(struct dlb2 *dlb2, const struct dlb2_queue *q,
+			    u32 lim)
+{
+	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(dlb2->ver, q->id), lim);
+	dlb2_flush_csr(dlb2);
+}
+
+/**
+ * dlb2_hw_map_has_work() - tell the scheduler about a slot mapped while
+ * the domain runs (6.7 step 5e and the first write of 5f)
+ * @dlb2: the device
+ * @port: the port
+ * @slot: the slot just mapped by dlb2_hw_map()
+ *
+ * As DPDK's PF driver: each has-work flag is set when the queue has that
+ * kind of work and left alone otherwise (a flag cleared here could lose a
+ * QE that arrived since the count was read), then the slot's inflight
+ * status is cleared; the caller sets it again for every slot mapped to
+ * the queue (dlb2_hw_slot_inflight_ok()).
+ */
+void dlb2_hw_map_has_work(struct dlb2 *dlb2, const struct dlb2_port *port,
+			  unsigned int slot)
+{
+	const struct dlb2_queue *q = port->slot_queue[slot];
+	unsigned int p = port->id;
+
+	sched_ctrl(dlb2, p, slot,
+		   dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(dlb2->ver, q->id)) ?
+		   DLB2_LDB_SCHED_CTRL_RLIST_HASWORK_V : 0, true);
+	sched_ctrl(dlb2, p, slot,
+		   dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(dlb2->ver, q->id)) ?
+		   DLB2_LDB_SCHED_CTRL_NALB_HASWORK_V : 0, true);
+	dlb2_flush_csr(dlb2);
+	sched_ctrl(dlb2, p, slot, DLB2_LDB_SCHED_CTRL_INFLIGHT_OK_V, false);
+}
+
+/* 6.7 step 5f: a mapped slot may be scheduled again. */
+void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_port *port,
+			      unsigned int slot)
+{
+	sched_ctrl(dlb2, port->id, slot, DLB2_LDB_SCHED_CTRL_INFLIGHT_OK_V, true);
 }
 
 /**
@@ -569,6 +619,7 @@ static void map_for_drain(struct dlb2 *dlb2, struct dlb2_domain *dom,
 {
 	struct dlb2_port *port = NULL;
 	unsigned int i, s;
+	u32 lim;
 
 	for (i = 0; i < dom->num_ports && !port; i++)
 		if (dom->ports[i]->ldb)
@@ -584,13 +635,18 @@ static void map_for_drain(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		if (dlb2_hw_unmap(dlb2, port, s))
 			return;
 	}
+	/* the dynamic map of dlb2_domain_link(); no other CQ serves q */
+	if (dlb2_hw_map_quiesce(dlb2, q, &lim)) {
+		dlb2_hw_cq_enable(dlb2, port, true);
+		return;
+	}
 	port->slot_queue[s] = q;
 	port->slot_prio[s] = 0;
 	port->slot_state[s] = DLB2_SLOT_MAPPED;
-	if (dlb2_hw_map(dlb2, port, s, true)) {
-		port->slot_queue[s] = NULL;
-		port->slot_state[s] = DLB2_SLOT_UNMAPPED;
-	}
+	dlb2_hw_map(dlb2, port, s);
+	dlb2_hw_map_has_work(dlb2, port, s);
+	dlb2_hw_slot_inflight_ok(dlb2, port, s);
+	dlb2_hw_queue_infl_lim(dlb2, q, lim);
 	dlb2_hw_cq_enable(dlb2, port, true);
 }
 
@@ -683,8 +739,12 @@ static void reset_dir_port(struct dlb2 *dlb2, const struct dlb2_port *port)
 
 	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ2VAS(dlb2->ver, p), 0);
 	dlb2_csr_wr(dlb2, DLB2_LSP_CQ_DIR_DSBL(dlb2->ver, p), 1);
+	/* clear the CQ's write-buffer state: 2.0 by port number, 2.5 per CQ */
 	if (dlb2->ver == DLB2_HW_V2)
 		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_CQ_OPT_CLR(dlb2->ver), p);
+	else
+		dlb2_csr_wr(dlb2, DLB2_SYS_WB_DIR_CQ_STATE(dlb2->ver, p),
+			    DLB2_WB_DIR_CQ_STATE_CQ_OPT_CLR);
 	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_DEPTH(dlb2->ver, p), 0);
 	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_INT_DEPTH_THRSH(dlb2->ver, p), 0);
 	dlb2_csr_wr(dlb2, DLB2_CHP_DIR_CQ_TMR_THRSH(dlb2->ver, p), 1);

@@ -26,8 +26,16 @@ void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
 		       bool on);
 void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_port *port,
 		       bool on);
-int dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
-		unsigned int slot, bool started);
+void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
+		 unsigned int slot);
+int dlb2_hw_map_quiesce(struct dlb2 *dlb2, const struct dlb2_queue *q, u32 *lim);
+bool dlb2_hw_queue_inflight(struct dlb2 *dlb2, const struct dlb2_queue *q);
+void dlb2_hw_queue_infl_lim(struct dlb2 *dlb2, const struct dlb2_queue *q,
+			    u32 lim);
+void dlb2_hw_map_has_work(struct dlb2 *dlb2, const struct dlb2_port *port,
+			  unsigned int slot);
+void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_port *port,
+			      unsigned int slot);
 int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_port *port,
 		  unsigned int slot);
 void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom);

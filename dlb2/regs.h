@@ -241,6 +241,7 @@
 	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x10000fe0) + (x) * 0x1000)
 #define DLB2_SYS_WB_DIR_CQ_STATE(ver, x) \
 	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x11c00000) + (x) * 0x1000)
+#define  DLB2_WB_DIR_CQ_STATE_CQ_OPT_CLR	BIT(4)
 #define DLB2_SYS_WB_LDB_CQ_STATE(ver, x) \
 	(DLB2_CSR_OFF(ver, 0 /* absent */, 0x11d00000) + (x) * 0x1000)
 #define DLB2_CHP_CFG_VAS_CRD(ver, x) \
