@@ -2,14 +2,16 @@
 /*
  * Intel DLB 2.0 / 2.5 device model: the CSR BAR register file.
  *
- * Every CSR is 32 bits wide and accessed with 32-bit loads and stores
- * (facts section 1.2).  The register map of dlb2-regs.h is expanded for the
+ * Every CSR is 32 bits wide and accessed with 32-bit loads and stores:
+ * FACT (facts §1.2).  The register map of dlb2-regs.h is expanded for the
  * device's version into one storage word per register instance.  Plain
- * configuration registers read back what was written (reset value until
- * then); the counters and status registers the drivers poll read the model's
+ * configuration registers read back what was written, INFERRED (facts §10:
+ * plain storage), and their reset value until then, FACT (facts Appendix A);
+ * the counters and status registers the drivers poll read the model's
  * live state; a few registers have side effects (write-1-to-clear status,
  * arming, the indirect scheduler control port).  Offsets outside the map read
- * 0 until written, keep what is written, and are logged as unimplemented.
+ * 0 until written, keep what is written, and are logged as unimplemented:
+ * CHOICE.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -116,39 +118,47 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
                            uint32_t *val)
 {
     switch (id) {
+    /* Tokens held, with the depth<8 preload: FACT (facts §4.3). */
     case DLB2_R_LSP_CQ_LDB_TKN_CNT:
         *val = s->ldb_port[i].c.tokens;
         return true;
     case DLB2_R_LSP_CQ_DIR_TKN_CNT:
         *val = s->dir_port[i].tokens;
         return true;
+    /* The CQ's history-list entries: INFERRED (facts §7.5). */
     case DLB2_R_LSP_CQ_LDB_INFL_CNT:
         *val = dlb2_hl_count(s, i);
         return true;
+    /* The device's CQ write pointer: FACT (facts §4.2). */
     case DLB2_R_CHP_LDB_CQ_WPTR:
         *val = s->ldb_port[i].c.wptr & 0x7ff;
         return true;
     case DLB2_R_CHP_DIR_CQ_WPTR:
         *val = s->dir_port[i].wptr & 0x1fff;
         return true;
+    /* Scheduled, not completed: INFERRED (facts §7.3). */
     case DLB2_R_LSP_QID_LDB_INFL_CNT:
         *val = s->ldb_queue[i].inflight;
         return true;
+    /* Waiting QEs, non-atomic here, atomic in AQED: CHOICE (facts §7.4). */
     case DLB2_R_LSP_QID_LDB_ENQUEUE_CNT:
         *val = s->ldb_queue[i].nonatomic;
         return true;
     case DLB2_R_LSP_QID_ATM_ACTIVE:
-        *val = 0;   /* model choice: waiting atomic QEs are in the AQED */
+        *val = 0;   /* CHOICE: waiting atomic QEs are in the AQED */
         return true;
     case DLB2_R_LSP_QID_AQED_ACTIVE_CNT:
         *val = s->ldb_queue[i].atomic;
         return true;
+    /* INFERRED (facts §7.6: the next SN to hand out). */
     case DLB2_R_CHP_ORD_QID_SN:
         *val = s->ldb_queue[i].sn_next;
         return true;
+    /* The directed queue's depth: FACT (facts §7.8). */
     case DLB2_R_LSP_QID_DIR_ENQUEUE_CNT:
         *val = s->dir_queue[i].depth;
         return true;
+    /* The pool's current count, not the value written: CHOICE. */
     case DLB2_R_CHP_CFG_LDB_VAS_CRD:
     case DLB2_R_CHP_CFG_VAS_CRD:
         *val = s->credits_ldb[i];
@@ -156,6 +166,7 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
     case DLB2_R_CHP_CFG_DIR_VAS_CRD:
         *val = s->credits_dir[i];
         return true;
+    /* Schedule and enqueue totals: FACT (facts §7.9). */
     case DLB2_R_LSP_CQ_LDB_TOT_SCH_CNTL:
         *val = s->ldb_port[i].c.sched_count;
         return true;
@@ -198,6 +209,7 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
     case DLB2_R_LSP_DIR_SCH_CNT_H:
         *val = s->dir_sched_total >> 32;
         return true;
+    /* Occupancy interrupt status: FACT (facts §8.1). */
     case DLB2_R_SYS_LDB_CQ_31_0_OCC_INT_STS:
         *val = s->occ_ldb[0];
         return true;
@@ -216,6 +228,7 @@ static bool dlb2_live_read(DLB2State *s, DLB2RegId id, unsigned int i,
     case DLB2_R_CHP_DIR_CQ_INTR_ARMED1: {
         unsigned int base = dlb2_armed_base(id), p;
 
+        /* The armed bitmap: INFERRED (facts §8.1: presumably readable). */
         *val = 0;
         for (p = 0; p < 32; p++) {
             *val |= (uint32_t)dlb2_port(s, dlb2_armed_is_ldb(id),
@@ -236,18 +249,21 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
                             uint32_t val)
 {
     switch (id) {
+    /* Software's preload, the depth<8 bias: FACT (facts §4.3, §6.5). */
     case DLB2_R_LSP_CQ_LDB_TKN_CNT:
         s->ldb_port[i].c.tokens = s->ldb_port[i].c.token_bias = val & 0x7ff;
         return true;
     case DLB2_R_LSP_CQ_DIR_TKN_CNT:
         s->dir_port[i].tokens = s->dir_port[i].token_bias = val & 0x1fff;
         return true;
+    /* Reset to 0 when the port is configured: FACT (facts §4.2). */
     case DLB2_R_CHP_LDB_CQ_WPTR:
         s->ldb_port[i].c.wptr = val & 0x7ff;
         return true;
     case DLB2_R_CHP_DIR_CQ_WPTR:
         s->dir_port[i].wptr = val & 0x1fff;
         return true;
+    /* The domain's pool: FACT (facts §5.1). */
     case DLB2_R_CHP_CFG_LDB_VAS_CRD:
     case DLB2_R_CHP_CFG_VAS_CRD:
         s->credits_ldb[i] = val & 0x7fff;
@@ -255,6 +271,7 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
     case DLB2_R_CHP_CFG_DIR_VAS_CRD:
         s->credits_dir[i] = val & 0x3fff;
         return true;
+    /* Any write clears the 64-bit count: CHOICE. */
     case DLB2_R_LSP_CQ_LDB_TOT_SCH_CNTL:
     case DLB2_R_LSP_CQ_LDB_TOT_SCH_CNTH:
         s->ldb_port[i].c.sched_count = 0;
@@ -275,6 +292,7 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
     case DLB2_R_LSP_QID_DIR_TOT_ENQ_CNTH:
         s->dir_queue[i].enq_total = 0;
         return true;
+    /* Write 1 to clear: FACT (facts §8.1). */
     case DLB2_R_SYS_LDB_CQ_31_0_OCC_INT_STS:
         s->occ_ldb[0] &= ~val;
         return true;
@@ -294,7 +312,10 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
         bool is_ldb = dlb2_armed_is_ldb(id);
         unsigned int base = dlb2_armed_base(id), p;
 
-        /* Write one to arm (model choice: writing 0 does not disarm). */
+        /*
+         * Write one to arm, INFERRED (facts §8.1: drivers write one bit);
+         * writing 0 does not disarm, CHOICE.
+         */
         for (p = 0; p < 32; p++) {
             if (!(val & (1u << p))) {
                 continue;
@@ -309,7 +330,7 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
         return true;
     case DLB2_R_SYS_ALARM_PF_SYND0:
     case DLB2_R_SYS_ALARM_HW_SYND:
-        /* Write VALID|MORE to clear (facts section 8.2). */
+        /* Write VALID|MORE to clear: FACT (facts §8.2). */
         dlb2_reg_set(s, id, i, dlb2_reg(s, id, i) & ~(val & 0xc0000000u));
         return true;
     case DLB2_R_LSP_LDB_SCHED_CTRL:
@@ -317,12 +338,14 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
         dlb2_sched_ctrl(s, val);
         return true;
     case DLB2_R_CM_CFG_PM_PMCSR_DISABLE:
+        /* DISABLE, bit 0, cleared to power on: FACT (facts §6.1). */
         s->pmcsr_disable = val & 1;
         return true;
     case DLB2_R_CHP_ORD_QID_SN:
         /*
-         * The next sequence number; software only ever resets it.  The
-         * release pointer is the SN slot's (dlb2_sn_oldest()).
+         * The next sequence number, INFERRED (facts §7.6); software only
+         * ever resets it.  The release pointer is the SN slot's
+         * (dlb2_sn_oldest()).
          */
         s->ldb_queue[i].sn_next = (val & 0x3ff) % dlb2_num_sns(s, i);
         return true;
@@ -333,7 +356,7 @@ static bool dlb2_live_write(DLB2State *s, DLB2RegId id, unsigned int i,
     case DLB2_R_SYS_TOTAL_LDB_CRDS:
     case DLB2_R_SYS_TOTAL_DIR_CRDS:
     case DLB2_R_SYS_TOTAL_CREDITS:
-        return true;    /* read-only */
+        return true;    /* read-only: CHOICE */
     default:
         return false;
     }
@@ -359,7 +382,7 @@ static uint64_t dlb2_csr_read(void *opaque, hwaddr addr, unsigned size)
         return val;
     }
     if (s->pmcsr_disable && id != DLB2_R_CM_CFG_PM_PMCSR_DISABLE) {
-        val = 0;    /* powered off (facts 6.1): nothing answers but PMCSR */
+        val = 0;    /* powered off: nothing answers but PMCSR, CHOICE */
     } else if (!dlb2_live_read(s, id, idx, &val)) {
         val = dlb2_reg(s, id, idx);
     }
@@ -388,6 +411,7 @@ static void dlb2_csr_write(void *opaque, hwaddr addr, uint64_t val64,
     }
     trace_dlb2_csr_write(addr, dlb2_regs[id].name, idx, val);
     if (s->pmcsr_disable && id != DLB2_R_CM_CFG_PM_PMCSR_DISABLE) {
+        /* Powered off: the write is dropped, CHOICE. */
         qemu_log_mask(LOG_GUEST_ERROR, "dlb2: write of %s while powered off "
                       "(CM_CFG_PM_PMCSR_DISABLE): dropped\n",
                       dlb2_regs[id].name);
@@ -446,6 +470,11 @@ void dlb2_csr_init(DLB2State *s)
                                 GUINT_TO_POINTER(((r + 1) << 16) | i));
         }
     }
+    /*
+     * PMCSR_DISABLE is 1 at power-on, FACT (facts §6.1), and set only here:
+     * it survives FLR, FACT (facts §6.1: it survives device reset), and a
+     * system reset, CHOICE (the facts do not say).
+     */
     s->pmcsr_disable = 1;
     dlb2_csr_reset(s);
 }

@@ -4,15 +4,18 @@
  *
  * 0x2000000 DIR PP, 0x2100000 LDB PP (the "maskable" windows) and
  * 0x2200000 DIR PP, 0x2300000 LDB PP (the PF-driver windows) alias the same
- * ports, 4 KiB per port (facts section 1.3).  Reads return 0.
+ * ports, 4 KiB per port: FACT (facts §1.3), the aliasing INFERRED (facts
+ * §1.3: PF and VF drivers use either pair).  Reads return 0: CHOICE.
  *
  * A memory callback never sees more than 8 bytes: a 16-byte store arrives as
  * two 8-byte writes, MOVDIR64B-less 64-byte copies as 8 x 8 bytes or 64 x 1
  * byte.  Each port therefore assembles HCWs in a 16-byte staging buffer,
  * indexed by the address bits 3:0: once all 16 bytes are present the HCW is
- * processed.  Where in the page or in the 64-byte line a HCW lands does not
- * matter (facts section 3.2).  A write that overlaps bytes already staged
- * starts a new HCW and drops the partial one (model choice).
+ * processed (CHOICE: facts §11, narrower writes are unknown).  Where in the
+ * page or in the 64-byte line a HCW lands does not matter, INFERRED (facts
+ * §3.2: the MOVNTDQ fallback writes all four HCWs to offset 0).  A write
+ * that overlaps bytes already staged starts a new HCW and drops the partial
+ * one (CHOICE).
  */
 #include "qemu/osdep.h"
 #include "dlb2.h"
@@ -54,7 +57,7 @@ static void dlb2_pp_write(void *opaque, hwaddr addr, uint64_t val,
     dlb2_schedule_overdue(s);
     if (port >= (is_ldb ? DLB2_NUM_LDB_PORTS : dlb2_num_dir_ports(s->ver)) ||
         off + size > 16) {
-        return;     /* no such port, or a write across two HCWs: dropped */
+        return;     /* no such port, or across two HCWs: dropped, CHOICE */
     }
     p = dlb2_port(s, is_ldb, port);
     if (p->staged_mask & bytes) {

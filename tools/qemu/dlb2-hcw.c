@@ -28,7 +28,7 @@
 static uint32_t *dlb2_credit_pool(DLB2State *s, unsigned int domain,
                                   bool to_ldb)
 {
-    /* 2.5 has one combined pool per domain (facts section 5.1). */
+    /* 2.5 has one combined pool per domain: FACT (facts §5.1). */
     if (s->ver == DLB2_V2_5 || to_ldb) {
         return &s->credits_ldb[domain];
     }
@@ -52,6 +52,11 @@ static bool dlb2_enqueue_allowed(DLB2State *s, bool is_ldb, unsigned int port,
     unsigned int ndir = dlb2_num_dir_ports(s->ver);
     uint32_t cfg;
 
+    /*
+     * A QID past the last queue is ILLEGAL_QID: FACT (facts §3) from 128 up,
+     * CHOICE below 128.  No write permission is DISABLED_QID: FACT (facts
+     * §7.1).
+     */
     if (type == DLB2_SCHED_DIRECTED) {
         if (qid >= ndir) {
             dlb2_alarm(s, DLB2_ALARM_ILLEGAL_QID, is_ldb, port, hcw);
@@ -76,7 +81,8 @@ static bool dlb2_enqueue_allowed(DLB2State *s, bool is_ldb, unsigned int port,
      * A queue with sequence numbers takes atomic and ordered QEs, one
      * without takes atomic and unordered; atomic needs atomic inflights;
      * ordered needs a valid sequence-number slot (facts sections 3.1,
-     * 6.3, 7.6; dlb2-map.c).
+     * 6.3, 7.6; dlb2-map.c).  The rules: FACT (facts §6.3); the alarm and
+     * the slot check: CHOICE (facts §3.1, §11: which alarm is unknown).
      */
     cfg = dlb2_reg(s, DLB2_R_SYS_LDB_QID_CFG_V, qid);
     dlb2_cfg_check(s);
@@ -90,7 +96,11 @@ static bool dlb2_enqueue_allowed(DLB2State *s, bool is_ldb, unsigned int port,
     return true;
 }
 
-/* Take a credit for a QE about to enter the device; false: no credit. */
+/*
+ * Take a credit for a QE about to enter the device; false: no credit,
+ * PP_ILLEGAL_ENQ, FACT (facts §5.1), and the QE dropped, INFERRED (facts
+ * §5.1, §11: "very likely").
+ */
 static bool dlb2_take_credit(DLB2State *s, bool is_ldb, unsigned int port,
                              unsigned int domain, const DLB2HCW *hcw)
 {
@@ -134,7 +144,10 @@ static void dlb2_return_tokens(DLB2State *s, bool is_ldb, unsigned int port,
     if (s->stuck_tokens) {
         return;
     }
-    /* Model choice: an excess pop is refused whole, the count unchanged. */
+    /*
+     * More than held: EXCESS_TOKEN_POPS, FACT (facts §4.3); the pop is
+     * refused whole, the count unchanged, CHOICE.
+     */
     if (n > *tokens) {
         dlb2_alarm(s, DLB2_ALARM_EXCESS_TOKENS, is_ldb, port, hcw);
         return;
@@ -142,7 +155,10 @@ static void dlb2_return_tokens(DLB2State *s, bool is_ldb, unsigned int port,
     *tokens -= n;
 }
 
-/* Retire the oldest scheduled QE of an LDB port. */
+/*
+ * Retire the oldest scheduled QE of an LDB port, INFERRED (facts §7.5); with
+ * none outstanding, an excess completion: PP_ILLEGAL_ENQ, FACT (facts §7.5).
+ */
 static void dlb2_complete(DLB2State *s, unsigned int port, const DLB2HCW *hcw)
 {
     DLB2HistEntry e;
@@ -165,7 +181,7 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
     trace_dlb2_hcw(is_ldb ? "ldb" : "dir", port, hcw->cmd, hcw->qid,
                    hcw->sched, hcw->lock_id, hcw->data);
     if (s->pmcsr_disable) {
-        return;     /* powered off: nothing reaches the device (facts 6.1) */
+        return;     /* powered off: nothing reaches the device, CHOICE */
     }
     if (!(dlb2_reg(s, is_ldb ? DLB2_R_SYS_LDB_PP_V : DLB2_R_SYS_DIR_PP_V,
                    port) & 1)) {
@@ -173,6 +189,8 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
          * An unconfigured producer port: ILLEGAL_PP, reported only when
          * enabled in SYS_INGRESS_ALARM_ENBL (DPDK, which writes to every
          * port at probe, leaves it disabled; facts sections 3.2, 8.2).
+         * The drop: FACT (facts §3.2); the alarm: INFERRED (facts §3.2:
+         * "HW presumably flags ILLEGAL_PP").
          */
         trace_dlb2_drop_pp(is_ldb ? "ldb" : "dir", port);
         dlb2_alarm(s, DLB2_ALARM_ILLEGAL_PP, is_ldb, port, hcw);
@@ -181,13 +199,19 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
     domain = dlb2_reg(s, is_ldb ? DLB2_R_SYS_LDB_PP2VAS : DLB2_R_SYS_DIR_PP2VAS,
                       port) & 0x1f;
 
+    /*
+     * Commands: FACT (facts §3.1).  Byte 15 bits 7:4 (int_arm, error) and
+     * byte 14 (no_dec, cmp_id, meas, weight) are ignored: CHOICE.
+     */
     switch (cmd) {
     case DLB2_CMD_NOOP:
         return;
     case DLB2_CMD_BAT_T:
+        /* lock_id[9:0] + 1 tokens: FACT (facts §3.1). */
         dlb2_return_tokens(s, is_ldb, port, (hcw->lock_id & 0x3ff) + 1, hcw);
         break;
     case DLB2_CMD_ARM:
+        /* Arms, FACT (facts §4.4); returns no token, CHOICE (facts §11). */
         dlb2_port(s, is_ldb, port)->armed = true;
         dlb2_cq_irq_check(s, is_ldb, port);
         return;
@@ -198,6 +222,7 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
             dlb2_qe_route(s, dlb2_qe_new(hcw, domain));
         }
         if (cmd == DLB2_CMD_NEW_T) {
+            /* One token: INFERRED (facts §3.1: lock_id is the flow). */
             dlb2_return_tokens(s, is_ldb, port, 1, hcw);
         }
         break;
@@ -208,7 +233,10 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
     case DLB2_CMD_FRAG:
     case DLB2_CMD_FRAG_T:
         if (!is_ldb) {
-            /* Completions and fragments exist only for LDB ports. */
+            /*
+             * Completions and fragments exist only for LDB ports: a DIR
+             * port's is ILLEGAL_HCW, FACT (facts §3.1).
+             */
             dlb2_alarm(s, DLB2_ALARM_ILLEGAL_HCW, is_ldb, port, hcw);
             return;
         }
@@ -217,9 +245,12 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
             bool frag = cmd & DLB2_HCW_FRAG;
 
             /*
-             * Model choice: a QE that cannot be enqueued is dropped, but the
+             * CHOICE: a QE that cannot be enqueued is dropped, but the
              * completion and token parts of the command still apply, so
-             * that the port's history list does not wedge.
+             * that the port's history list does not wedge.  A FRAG whose
+             * oldest entry is not ordered is an illegal fragment, and FWD
+             * and FRAG attach their QE to an ordered oldest entry's SN:
+             * INFERRED (facts §7.6).
              */
             if (frag && (!oldest || oldest->sched_type != DLB2_SCHED_ORDERED)) {
                 dlb2_alarm(s, DLB2_ALARM_ILLEGAL_ENQ, is_ldb, port, hcw);
@@ -237,13 +268,17 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
             dlb2_complete(s, port, hcw);
         }
         if (cmd & DLB2_HCW_TOKEN) {
-            /* COMP_T returns lock_id + 1 tokens; FWD_T and FRAG_T one. */
+            /*
+             * COMP_T returns lock_id + 1 tokens, FACT (facts §3.1); FWD_T
+             * and FRAG_T one, INFERRED (facts §3.1).
+             */
             dlb2_return_tokens(s, is_ldb, port,
                                cmd == DLB2_CMD_COMP_T ?
                                (hcw->lock_id & 0x3ff) + 1 : 1, hcw);
         }
         break;
     default:
+        /* 0x4, 0x6, 0x7, 0xE, 0xF: CHOICE (facts §3.1: encodings unknown). */
         dlb2_alarm(s, DLB2_ALARM_ILLEGAL_HCW, is_ldb, port, hcw);
         return;
     }

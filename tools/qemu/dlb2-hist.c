@@ -3,15 +3,16 @@
  * Intel DLB 2.0 / 2.5 device model: the history list.
  *
  * One list of 2048 entries is shared by all LDB CQs; each CQ owns the window
- * [CHP_HIST_LIST_BASE, CHP_HIST_LIST_LIM] of it (facts section 7.5).
+ * [CHP_HIST_LIST_BASE, CHP_HIST_LIST_LIM] of it: FACT (facts §7.5).
  * Scheduling a QE to a CQ pushes an entry at CHP_HIST_LIST_PUSH_PTR, a
  * completion pops the entry at CHP_HIST_LIST_POP_PTR.  Both pointers are
  * the live registers: bits 12:0 index the list, bit 13 is the generation,
  * which flips each time the pointer wraps from LIM back to BASE.  The number
  * of entries between them is the CQ's inflight count (LSP_CQ_LDB_INFL_CNT).
+ * INFERRED (facts §7.5: the mechanism consistent with the public facts).
  *
  * A CQ whose window or pointers are invalid, or whose window overlaps that
- * of another CQ in use, is not scheduled (dlb2-map.c checks it).
+ * of another CQ in use, is not scheduled (dlb2-map.c checks it): CHOICE.
  */
 #include "qemu/osdep.h"
 #include "dlb2.h"

@@ -2,21 +2,26 @@
 /*
  * Intel DLB 2.0 / 2.5 device model: ingress alarms and interrupts.
  *
- * Alarms (facts section 8.2) are latched in SYS_ALARM_PF_SYND0/1/2 (MORE is
- * set when one arrives while SYND0 is still VALID) and signalled on MSI-X
- * vector 0.  CQ interrupts (8.1) fire once per arm when the CQ holds at least
- * the configured number of QEs: in compressed mode on vector 1, with the
+ * Alarms are latched in SYS_ALARM_PF_SYND0/1/2, FACT (facts §8.2), (MORE
+ * is set when one arrives while SYND0 is still VALID, CHOICE) and signalled
+ * on MSI-X vector 0, FACT (facts §1.4).  CQ interrupts (8.1) fire once per
+ * arm when the CQ holds at least the configured number of QEs, INFERRED
+ * (facts §8.1): in compressed mode on vector 1, FACT (facts §8.1), with the
  * CQ's bit set in the occupancy status registers; in packed mode on vector
- * 1 + SYS_*_CQ_ISR.VECTOR.  Vectors 0 and 1 are not sent again until
- * software acknowledges them in SYS_MSIX_ACK; an event meanwhile is sent on
- * the acknowledgement.
+ * 1 + SYS_*_CQ_ISR.VECTOR, INFERRED (facts §1.4).  Vectors 0 and 1 are not
+ * sent again until software acknowledges them in SYS_MSIX_ACK, INFERRED
+ * (facts §8.1); an event meanwhile is sent on the acknowledgement, CHOICE.
  */
 #include "qemu/osdep.h"
 #include "hw/pci/msix.h"
 #include "dlb2.h"
 #include "trace.h"
 
-/* Where each alarm is reported: SYND0 SOURCE, UNIT, AID, enable bit. */
+/*
+ * Where each alarm is reported: SYND0 SOURCE, UNIT, AID, enable bit: FACT
+ * (facts §8.2), but the AIDs of ILLEGAL_PP and ILLEGAL_QID_CFG (CHOICE), their
+ * SOURCE 0 (INFERRED, facts §8.2) and the CHP alarms always on (CHOICE).
+ */
 static const struct {
     const char *name;
     uint8_t source, unit, aid;
@@ -74,11 +79,11 @@ void dlb2_alarm(DLB2State *s, DLB2Alarm alarm, bool is_ldb, unsigned int port,
     trace_dlb2_alarm(dlb2_alarm_info[alarm].name, is_ldb ? "ldb" : "dir", port);
     if (enable_bit >= 0 &&
         !(dlb2_reg(s, DLB2_R_SYS_INGRESS_ALARM_ENBL, 0) & (1u << enable_bit))) {
-        return;     /* counted, dropped, not reported */
+        return;     /* counted, dropped, not reported: FACT (facts §8.2) */
     }
     if (synd0 & (1u << 31)) {
         dlb2_reg_set(s, DLB2_R_SYS_ALARM_PF_SYND0, 0, synd0 | (1u << 30));
-        return;     /* MORE: software has not consumed the previous one */
+        return;     /* MORE: the previous one is not consumed, CHOICE */
     }
     synd0 = (port & 0x7f) | (!dlb2_alarm_info[alarm].source ? 0 : is_ldb << 7) |
             (uint32_t)is_ldb << 13 |
@@ -86,6 +91,7 @@ void dlb2_alarm(DLB2State *s, DLB2Alarm alarm, bool is_ldb, unsigned int port,
             (uint32_t)dlb2_alarm_info[alarm].unit << 22 |
             (uint32_t)dlb2_alarm_info[alarm].source << 26 | 1u << 31;
     dlb2_reg_set(s, DLB2_R_SYS_ALARM_PF_SYND0, 0, synd0);
+    /* The HCW's fields: FACT (facts §8.2); DSI = the port: CHOICE. */
     dlb2_reg_set(s, DLB2_R_SYS_ALARM_PF_SYND1, 0,
                  port | (uint32_t)hcw->qid << 16 |
                  (uint32_t)(hcw->sched & 3) << 24 |
@@ -109,7 +115,7 @@ void dlb2_cq_irq_check(DLB2State *s, bool is_ldb, unsigned int port)
                                         DLB2_R_SYS_DIR_CQ_ISR, port);
     uint32_t *occ = is_ldb ? s->occ_ldb : s->occ_dir;
 
-    /* Outstanding QEs are the tokens held, less the depth<8 preload. */
+    /* Outstanding QEs are the tokens held, less the depth<8 preload: CHOICE. */
     if (!p->armed || !(enb & 2) || p->tokens < p->token_bias ||
         p->tokens - p->token_bias < thresh) {
         return;
@@ -118,7 +124,7 @@ void dlb2_cq_irq_check(DLB2State *s, bool is_ldb, unsigned int port)
     occ[port / 32] |= 1u << (port % 32);
     trace_dlb2_cq_irq(is_ldb ? "ldb" : "dir", port);
     if (((isr >> 10) & 3) != 2) {
-        return;     /* EN_CODE is not MSI-X: status only */
+        return;     /* EN_CODE is not MSI-X: status only, CHOICE */
     }
     if (dlb2_reg(s, DLB2_R_SYS_MSIX_MODE, 0) & 1) {
         dlb2_msix_send(s, DLB2_VEC_CQ);

@@ -12,19 +12,21 @@
  * (non-atomic) or RLIST_HASWORK (atomic).  The has-work bits are set when a
  * QE of q is enqueued, for the slots mapped at that moment; a slot mapped
  * later learns of QEs already waiting only through LSP_LDB_SCHED_CTRL, as
- * the dynamic map procedure does (6.7 step 5e).
+ * the dynamic map procedure does (6.7 step 5e).  CHOICE: the facts name the
+ * structures and the status bits, not which gates what.
  *
  * A CQ's map may only change while the CQ is disabled (LSP_CQ_LDB_DSBL = 1):
  * a write that would change the map of an enabled CQ is dropped and logged
  * as a guest error.  A queue may gain CQs only while it holds no QE or its
  * inflight limit is 0 (the dynamic map quiesces it first); otherwise the
- * added QID2CQIDIX bits are dropped and logged.
+ * added QID2CQIDIX bits are dropped and logged.  CHOICE: facts §6.7 says
+ * only that the hardware needs the CQ disabled.
  *
  * Configuration checks (recomputed when one of their registers changes):
  * the history-list window of every LDB CQ in use must be valid and disjoint
  * from the others; an ordered queue's sequence-number slot (CHP_ORD_QID_SN_MAP)
  * must match its group's mode in RO_GRP_SN_MODE, exist in that mode and
- * belong to no other queue.
+ * belong to no other queue.  CHOICE: the facts name no such check.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -136,7 +138,7 @@ void dlb2_cfg_check(DLB2State *s)
     }
 }
 
-/* Sequence numbers of an ordered queue: its group's mode decides. */
+/* Sequence numbers of an ordered queue: its group's mode, FACT (facts §2). */
 unsigned int dlb2_num_sns(DLB2State *s, unsigned int qid)
 {
     return 64u << MIN(dlb2_sn_group_mode(s, qid), 4u);
@@ -144,7 +146,8 @@ unsigned int dlb2_num_sns(DLB2State *s, unsigned int qid)
 
 /*
  * The reorder unit's release pointer of an ordered queue's SN slot: the
- * oldest sequence number not yet released.  Model choice: it is the slot's
+ * oldest sequence number not yet released.  CHOICE (facts §7.6, §11: the
+ * register's function is UNKNOWN): it is the slot's
  * RO_GRP_<group>_SLT_SHFT.CHANGE field, kept by the reorder unit apart from
  * the next SN the CHP hands out (CHP_ORD_QID_SN); software resets both when
  * a queue is freed, and a queue whose two disagree stalls (its oldest SN is
@@ -176,7 +179,10 @@ void dlb2_sn_oldest_set(DLB2State *s, unsigned int qid, unsigned int sn)
     dlb2_reg_set(s, id, slot, sn & 0x3ff);
 }
 
-/* The LSP and CHP token depth selects of a CQ must agree (facts 4.3). */
+/*
+ * The LSP and CHP token depth selects of a CQ must agree (facts 4.3):
+ * CHOICE (the facts only have software write both alike).
+ */
 bool dlb2_cq_depths_agree(DLB2State *s, bool is_ldb, unsigned int port)
 {
     uint32_t chp = dlb2_reg(s, is_ldb ? DLB2_R_CHP_LDB_CQ_TKN_DEPTH_SEL :
@@ -191,7 +197,7 @@ bool dlb2_cq_depths_agree(DLB2State *s, bool is_ldb, unsigned int port)
 /*
  * May queue qid gain CQs?  Only while it has no QE (before its domain
  * starts: the static map) or cannot schedule any (its inflight limit is 0:
- * the dynamic map, facts 6.7 step 5a).
+ * the dynamic map, facts 6.7 step 5a).  CHOICE.
  */
 static bool dlb2_qid_quiesced(DLB2State *s, unsigned int qid)
 {
@@ -205,7 +211,7 @@ static bool dlb2_qid_quiesced(DLB2State *s, unsigned int qid)
  * A CSR write to a map register: false when it must be dropped because it
  * would change the map of an enabled CQ; *val may be narrowed to the bytes
  * of a QID2CQIDIX word that belong to disabled CQs, and loses the bits it
- * would add to a queue that is not quiesced (dlb2_qid_quiesced()).
+ * would add to a queue that is not quiesced (dlb2_qid_quiesced()).  CHOICE.
  */
 bool dlb2_map_write(DLB2State *s, DLB2RegId id, unsigned int idx,
                     uint32_t *val)
@@ -260,7 +266,7 @@ static uint32_t dlb2_qidix(DLB2State *s, DLB2RegId id, unsigned int qid,
             (8 * (cq % 4))) & 0xff;
 }
 
-/* LDB CQs with a slot for queue qid in LSP_QID2CQIDIX. */
+/* LDB CQs with a slot for queue qid in LSP_QID2CQIDIX: FACT (facts §6.7). */
 uint64_t dlb2_qid_cqs(DLB2State *s, unsigned int qid)
 {
     uint64_t cqs = 0;
@@ -296,7 +302,7 @@ static uint8_t dlb2_slots_mapped(DLB2State *s, unsigned int cq, unsigned int qid
     return m;
 }
 
-/* The slots of CQ cq through which queue qid may give it a QE now. */
+/* The slots of CQ cq through which queue qid may give it a QE now: CHOICE. */
 uint8_t dlb2_slots_for(DLB2State *s, unsigned int cq, unsigned int qid,
                        bool atomic)
 {
@@ -321,7 +327,7 @@ uint8_t dlb2_slots_for(DLB2State *s, unsigned int cq, unsigned int qid,
     return m;
 }
 
-/* A QE of queue qid arrived: the slots mapped to it now have work. */
+/* A QE of queue qid arrived: the slots mapped to it now have work, CHOICE. */
 void dlb2_slots_haswork(DLB2State *s, unsigned int qid, bool atomic)
 {
     uint64_t cqs = dlb2_qid_cqs(s, qid);
@@ -341,7 +347,7 @@ void dlb2_slots_haswork(DLB2State *s, unsigned int qid, bool atomic)
 }
 
 /*
- * A queue's inflight status (INFERRED from facts 6.7 step 5f and the DPDK
+ * A queue's inflight status, INFERRED (facts §6.7 step 5f and the DPDK
  * comment it quotes: the scheduler re-evaluates a mapping only when the
  * queue's inflight status changes, which is why the dynamic map sets
  * INFLIGHT_OK of every (CQ, slot) mapped to the queue).  A queue at its
@@ -376,7 +382,10 @@ void dlb2_qid_inflight_status(DLB2State *s, unsigned int qid, bool completion)
     }
 }
 
-/* LSP_LDB_SCHED_CTRL: an indirect write of one (CQ, slot) status flag. */
+/*
+ * LSP_LDB_SCHED_CTRL: an indirect write of one (CQ, slot) status flag, FACT
+ * (facts §6.7 step 5e).
+ */
 void dlb2_sched_ctrl(DLB2State *s, uint32_t val)
 {
     unsigned int cq = DLB2_SCHED_CTRL_CQ(val);
@@ -386,6 +395,7 @@ void dlb2_sched_ctrl(DLB2State *s, uint32_t val)
 
     trace_dlb2_sched_ctrl(val);
     if (cq >= DLB2_NUM_LDB_PORTS) {
+        /* No such CQ: ignored, CHOICE. */
         qemu_log_mask(LOG_GUEST_ERROR, "dlb2: LSP_LDB_SCHED_CTRL names CQ "
                       "%u\n", cq);
         return;
@@ -400,5 +410,5 @@ void dlb2_sched_ctrl(DLB2State *s, uint32_t val)
     DLB2_UPDATE(DLB2_SCHED_CTRL_INFL_OK_V, inflight_ok);
     DLB2_UPDATE(DLB2_SCHED_CTRL_AQED_V, aqed_nfull);
 #undef DLB2_UPDATE
-    /* SLIST_HASWORK_V (the replay list) has nothing to act on here. */
+    /* SLIST_HASWORK_V (the replay list) has nothing to act on here: CHOICE. */
 }

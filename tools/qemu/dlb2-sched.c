@@ -4,8 +4,9 @@
  *
  * Directed queue q feeds directed CQ q.  An LDB CQ takes work from the
  * queues mapped to its (up to 8) slots: the highest-priority slot first,
- * round-robin among slots of equal priority, then the highest-priority QE of
- * that queue (facts section 7.2).  Atomic QEs follow their flow's pinning,
+ * FACT (facts §7.2), round-robin among slots of equal priority, INFERRED
+ * (facts §7.2), then the highest-priority QE of that queue, FACT (facts
+ * §7.2).  Atomic QEs follow their flow's pinning,
  * ordered QEs get a sequence number and come out of the reorder buffer in
  * order (7.4-7.6).  A QE is written to the CQ ring by DMA with the
  * generation bit of the ring's current lap (4.2); that returns its credit
@@ -29,10 +30,14 @@
 
 static unsigned int dlb2_prio_bin(const DLB2HCW *hcw)
 {
-    return ((hcw->sched >> 2) & 7) >> 1;    /* model choice: 4 levels */
+    /* 4 levels: INFERRED (facts §7.2: the lowest priority bit is ignored) */
+    return ((hcw->sched >> 2) & 7) >> 1;
 }
 
-/* Hardware ring size of a CQ in entries (4 << select), 0 if unconfigured. */
+/*
+ * Hardware ring size of a CQ in entries (4 << select), FACT (facts §4.3); 0
+ * if unconfigured (a select outside 1-8: not scheduled, CHOICE).
+ */
 static unsigned int dlb2_cq_depth(DLB2State *s, bool is_ldb,
                                   unsigned int port)
 {
@@ -44,8 +49,9 @@ static unsigned int dlb2_cq_depth(DLB2State *s, bool is_ldb,
 }
 
 /*
- * A CQ can take a QE when it is enabled, its LSP and CHP depth selects
- * agree, and it holds fewer tokens than its depth (facts 4.3, 6.9).
+ * A CQ can take a QE when it is enabled, FACT (facts §6.9), its LSP and CHP
+ * depth selects agree, CHOICE, and it holds fewer tokens than its depth,
+ * INFERRED (facts §4.3: the token semantics).
  */
 static bool dlb2_cq_can_take(DLB2State *s, bool is_ldb, unsigned int port)
 {
@@ -59,7 +65,10 @@ static bool dlb2_cq_can_take(DLB2State *s, bool is_ldb, unsigned int port)
     return depth && tokens < depth && dlb2_cq_depths_agree(s, is_ldb, port);
 }
 
-/* The CQ's domain (CHP_*_CQ2VAS) is the QE's: domains are isolated (7.1). */
+/*
+ * The CQ's domain (CHP_*_CQ2VAS) is the QE's: INFERRED (facts §7.1: domains
+ * are isolated).
+ */
 static bool dlb2_cq_in_domain(DLB2State *s, bool is_ldb, unsigned int port,
                               unsigned int domain)
 {
@@ -69,7 +78,8 @@ static bool dlb2_cq_in_domain(DLB2State *s, bool is_ldb, unsigned int port,
 
 /*
  * An LDB CQ can take a QE: as any CQ, plus a valid history-list window of
- * its own with room, and fewer outstanding QEs than LSP_CQ_LDB_INFL_LIM.
+ * its own with room, and fewer outstanding QEs than LSP_CQ_LDB_INFL_LIM:
+ * INFERRED (facts §7.3).
  */
 static bool dlb2_ldb_cq_ready(DLB2State *s, unsigned int cq)
 {
@@ -82,7 +92,10 @@ static bool dlb2_ldb_cq_ready(DLB2State *s, unsigned int cq)
            dlb2_hl_count(s, cq) < MIN(infl_lim, hl_size);
 }
 
-/* Congestion bucket of the source queue reported in the CQ entry (4.1). */
+/*
+ * Congestion bucket of the source queue reported in the CQ entry: FACT
+ * (facts §4.1).  The depth and threshold its callers pass: CHOICE.
+ */
 static unsigned int dlb2_depth_bucket(uint32_t depth, uint32_t thresh)
 {
     if (depth > thresh) {
@@ -98,7 +111,7 @@ static unsigned int dlb2_depth_bucket(uint32_t depth, uint32_t thresh)
 }
 
 /*
- * Whether a CQ's writes can complete (model choice, in this one place): the
+ * Whether a CQ's writes can complete (CHOICE, in this one place): the
  * model is a PF without SR-IOV, ATS or PASID, so the writes of a CQ owned by
  * a VF (SYS_*_CQ2VF_PF_RO.IS_PF clear), with translated addresses (2.0:
  * SYS_*_CQ_AT not 0) or tagged with a PASID (SYS_*_CQ_PASID.FMT2) are
@@ -127,7 +140,11 @@ static bool dlb2_cq_dma_valid(DLB2State *s, bool is_ldb, unsigned int port)
     return !why;
 }
 
-/* Write one QE into a CQ ring: data first, the byte with the gen bit last. */
+/*
+ * Write one QE into a CQ ring: data first, the byte with the gen bit last,
+ * with the generation bit of the lap: INFERRED (facts §4.2, §10).  The
+ * debug byte is 0, a directed QE's qid its queue's: CHOICE.
+ */
 static void dlb2_cq_write(DLB2State *s, bool is_ldb, unsigned int port,
                           const DLB2HCW *hcw, unsigned int qid,
                           unsigned int bucket)
@@ -156,6 +173,7 @@ static void dlb2_cq_write(DLB2State *s, bool is_ldb, unsigned int port,
     e[14] = 0;
     e[15] = gen | bucket << 1;
     if (dlb2_cq_dma_valid(s, is_ldb, port)) {
+        /* A write that fails is ignored, the QE counts as written: CHOICE. */
         pci_dma_write(PCI_DEVICE(s), addr, e, 15);
         smp_wmb();  /* a poller must not see the gen bit before the data */
         pci_dma_write(PCI_DEVICE(s), addr + 15, e + 15, 1);
@@ -165,7 +183,10 @@ static void dlb2_cq_write(DLB2State *s, bool is_ldb, unsigned int port,
     (*wptr)++;
 }
 
-/* After a QE went into a CQ: token, credit, counters, interrupt. */
+/*
+ * After a QE went into a CQ: token, INFERRED (facts §4.3); credit, FACT
+ * (facts §5.1); counters, FACT (facts §7.9); interrupt.
+ */
 static void dlb2_scheduled(DLB2State *s, bool is_ldb, unsigned int port,
                            DLB2QE *qe)
 {
@@ -184,7 +205,7 @@ static void dlb2_scheduled(DLB2State *s, bool is_ldb, unsigned int port,
     dlb2_cq_irq_check(s, is_ldb, port);
 }
 
-/* Directed queue enqueue. */
+/* Directed queue enqueue: FIFO per priority, INFERRED (facts §7.8). */
 void dlb2_dir_enqueue(DLB2State *s, DLB2QE *qe)
 {
     DLB2DirQueue *q = &s->dir_queue[qe->hcw.qid];
@@ -221,7 +242,7 @@ static bool dlb2_sched_dir(DLB2State *s, unsigned int port)
     unsigned int bin;
     DLB2QE *qe;
 
-    /* As for LDB queues: an invalid queue keeps its QEs (facts 6.4). */
+    /* As for LDB queues: an invalid queue keeps its QEs (facts 6.4), CHOICE. */
     if (!q->depth || !(dlb2_reg(s, DLB2_R_SYS_DIR_QID_V, port) & 1) ||
         !dlb2_cq_can_take(s, false, port)) {
         return false;
@@ -246,12 +267,15 @@ static bool dlb2_sched_dir(DLB2State *s, unsigned int port)
     return true;
 }
 
-/* Flow of an atomic QE after lock-ID compression (AQED_QID_HID_WIDTH). */
+/*
+ * Flow of an atomic QE after lock-ID compression (AQED_QID_HID_WIDTH): the
+ * flow counts, FACT (facts §6.3).
+ */
 static uint16_t dlb2_flow_id(DLB2State *s, unsigned int qid, uint16_t lock_id)
 {
     unsigned int code = dlb2_reg(s, DLB2_R_AQED_QID_HID_WIDTH, qid) & 7;
 
-    /* Model choice: compression keeps the low bits of the lock ID. */
+    /* CHOICE: compression keeps the low bits of the lock ID. */
     return code ? lock_id % (32u << code) : lock_id;
 }
 
@@ -282,7 +306,10 @@ static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
     unsigned int bin;
     DLB2QE *qe;
 
-    /* The AQED limit holds for pinned flows too. */
+    /*
+     * The AQED limit holds for pinned flows too: INFERRED (facts §7.4: the
+     * DPDK doc's head-of-line blocking).
+     */
     if (q->aqed_active >= aqed_lim) {
         atomic = false;
     }
@@ -304,13 +331,18 @@ static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
                 f = dlb2_flow(q, dlb2_flow_id(s, qid, qe->hcw.lock_id), false);
                 if (f ? f->cq != cq :
                     g_hash_table_size(q->flows) >= fid_lim) {
-                    continue;   /* pinned elsewhere, or no room for a flow */
+                    /*
+                     * pinned elsewhere, or no room for a flow: INFERRED
+                     * (facts §7.4)
+                     */
+                    continue;
                 }
             } else if (!nonatomic) {
                 continue;
             } else if (type == DLB2_SCHED_ORDERED &&
                        ((s->sn_bad & (1u << qid)) ||
                         q->sn_busy >= dlb2_num_sns(s, qid))) {
+                /* A bad SN slot, or no SN free: CHOICE. */
                 continue;
             }
             *bin_out = bin;
@@ -320,7 +352,11 @@ static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
     return NULL;
 }
 
-/* The QE queue qid can give CQ cq now, or NULL; *slots and *bin say how. */
+/*
+ * The QE queue qid can give CQ cq now, or NULL; *slots and *bin say how.
+ * Below its inflight limit: INFERRED (facts §7.3); an invalid queue gives
+ * nothing: CHOICE.
+ */
 static DLB2QE *dlb2_pick_for_cq(DLB2State *s, unsigned int qid,
                                 unsigned int cq, uint8_t *slots,
                                 unsigned int *bin)
@@ -340,7 +376,10 @@ static DLB2QE *dlb2_pick_for_cq(DLB2State *s, unsigned int qid,
     return *slots ? dlb2_pick(s, qid, cq, na, at, bin) : NULL;
 }
 
-/* The best (lowest) priority value among slots of CQ cq. */
+/*
+ * The best (lowest) priority value among slots of CQ cq, all 8 values:
+ * CHOICE, against facts §7.2 (only 4 levels are effective).
+ */
 static unsigned int dlb2_slot_prio(uint32_t priov, uint8_t slots)
 {
     unsigned int slot, best = 8;
@@ -355,7 +394,7 @@ static unsigned int dlb2_slot_prio(uint32_t priov, uint8_t slots)
 
 /*
  * Whether CQ cq has work of a better slot priority than prio from another
- * queue than qid: it takes that first (facts 7.2).
+ * queue than qid: it takes that first, FACT (facts §7.2).
  */
 static bool dlb2_cq_has_better(DLB2State *s, unsigned int cq,
                                unsigned int qid, unsigned int prio)
@@ -381,7 +420,10 @@ static bool dlb2_cq_has_better(DLB2State *s, unsigned int cq,
     return false;
 }
 
-/* Deliver qe of queue qid to LDB CQ cq: history list, counters, CQ write. */
+/*
+ * Deliver qe of queue qid to LDB CQ cq: history list, counters, CQ write;
+ * flow pinning and the next SN: INFERRED (facts §7.4-7.6).
+ */
 static void dlb2_deliver_ldb(DLB2State *s, unsigned int qid, unsigned int cq,
                              DLB2QE *qe, unsigned int bin)
 {
@@ -424,7 +466,7 @@ static void dlb2_deliver_ldb(DLB2State *s, unsigned int qid, unsigned int cq,
 /*
  * Give one QE of LDB queue qid to the next CQ that can take it, round-robin
  * over the CQs mapped to the queue from the one served last (facts 7.3,
- * model choice).
+ * CHOICE).
  */
 static bool dlb2_sched_ldb_queue(DLB2State *s, unsigned int qid)
 {
@@ -457,7 +499,10 @@ static bool dlb2_sched_ldb_queue(DLB2State *s, unsigned int qid)
     return false;
 }
 
-/* Release the QEs of completed sequence numbers, oldest first (7.6). */
+/*
+ * Release the QEs of completed sequence numbers, oldest first: INFERRED
+ * (facts §7.6).
+ */
 static void dlb2_ordered_release(DLB2State *s, unsigned int qid)
 {
     DLB2LdbQueue *q = &s->ldb_queue[qid];
@@ -484,7 +529,10 @@ void dlb2_ordered_attach(DLB2State *s, const DLB2HistEntry *e, DLB2QE *qe)
     QTAILQ_INSERT_TAIL(&s->ldb_queue[e->qid].sns[e->sn].frags, qe, next);
 }
 
-/* A completion retired history entry e of LDB CQ port. */
+/*
+ * A completion retired history entry e of LDB CQ port: INFERRED (facts
+ * §7.4-7.6).
+ */
 void dlb2_ldb_retire(DLB2State *s, unsigned int port, const DLB2HistEntry *e)
 {
     DLB2LdbQueue *q = &s->ldb_queue[e->qid];
@@ -523,7 +571,10 @@ void dlb2_schedule_now(DLB2State *s)
             for (p = 0; s->dir_waiting && p < ndir; p++) {
                 progress |= dlb2_sched_dir(s, p);
             }
-            /* One QE per queue per round, queues visited round-robin. */
+            /*
+             * Directed queues first, then one QE per LDB queue per round,
+             * queues visited round-robin: CHOICE.
+             */
             for (p = 0; s->ldb_waiting && p < DLB2_NUM_LDB_QUEUES; p++) {
                 progress |= dlb2_sched_ldb_queue(s, (s->rr_qid + p) %
                                                     DLB2_NUM_LDB_QUEUES);
@@ -543,7 +594,7 @@ static void dlb2_sched_timer_cb(void *opaque)
  * Something changed that may let waiting QEs move.  By default the
  * scheduler runs later, off the vCPU that wrote the register or HCW
  * (DLB2_SCHED_DELAY_NS of virtual time, so that a qtest decides when with
- * clock_step); with sync-sched=on it runs now, inside the write.
+ * clock_step); with sync-sched=on it runs now, inside the write.  CHOICE.
  */
 void dlb2_schedule(DLB2State *s)
 {
@@ -563,6 +614,7 @@ void dlb2_schedule(DLB2State *s)
  * DLB2_SCHED_MAX_DELAY_NS runs now, so that the device's latency stays
  * bounded however busy the vCPUs keep the big lock.  Under qtest, virtual
  * time alone decides (the test steps the clock), so that tests are exact.
+ * CHOICE.
  */
 void dlb2_schedule_overdue(DLB2State *s)
 {
@@ -665,7 +717,10 @@ static void dlb2_trace_stuck(DLB2State *s)
     }
 }
 
-/* Device reset: every QE, flow, sequence number and counter goes. */
+/*
+ * Device reset: every QE, flow, sequence number and counter goes, INFERRED
+ * (facts §3.2: the FLR clears everything).
+ */
 void dlb2_sched_reset(DLB2State *s)
 {
     unsigned int i, b, n;
@@ -674,7 +729,7 @@ void dlb2_sched_reset(DLB2State *s)
     timer_del(s->sched_timer);
     memset(s->ldb_port, 0, sizeof(s->ldb_port));
     for (i = 0; i < DLB2_NUM_LDB_PORTS; i++) {
-        s->ldb_port[i].st.inflight_ok = 0xff;
+        s->ldb_port[i].st.inflight_ok = 0xff;   /* 1 after reset: CHOICE */
     }
     memset(s->hist, 0, sizeof(s->hist));
     s->cfg_dirty = true;

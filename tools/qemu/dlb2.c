@@ -74,6 +74,7 @@ static void dlb2_realize(PCIDevice *pdev, Error **errp)
     if (!dlb2_parse_version(s, errp)) {
         return;
     }
+    /* IDs: FACT (facts §1.1); subsystem ID = device ID: CHOICE. */
     pci_set_word(conf + PCI_DEVICE_ID, dlb2_device_ids[s->ver]);
     pci_set_word(conf + PCI_SUBSYSTEM_VENDOR_ID, PCI_VENDOR_ID_INTEL);
     pci_set_word(conf + PCI_SUBSYSTEM_ID, dlb2_device_ids[s->ver]);
@@ -86,9 +87,11 @@ static void dlb2_realize(PCIDevice *pdev, Error **errp)
     memory_region_init_io(&s->csr_bar, OBJECT(s), &dlb2_csr_ops, s, "dlb2-csr",
                           DLB2_CSR_BAR_SIZE);
 
+    /* 64-bit prefetchable BARs: CHOICE (facts §1.2: INFERRED for a PF). */
     pci_register_bar(pdev, DLB2_FUNC_BAR, bar_flags, &s->func_bar);
     pci_register_bar(pdev, DLB2_CSR_BAR, bar_flags, &s->csr_bar);
 
+    /* PCI Express capability with FLR: FACT (facts §1.5, §6.1). */
     if (pcie_endpoint_cap_init(pdev, DLB2_PCIE_CAP_OFFSET) < 0) {
         error_setg(errp, "dlb2: cannot add the PCI Express capability");
         return;
@@ -115,7 +118,10 @@ static void dlb2_exit(PCIDevice *pdev)
     pcie_cap_exit(pdev);
 }
 
-/* Power-on, system reset and FLR all come here: every state is cleared. */
+/*
+ * Power-on, system reset and FLR all come here: every state is cleared,
+ * INFERRED (facts §3.2: the FLR clears everything); PMCSR aside (dlb2-csr.c).
+ */
 static void dlb2_reset(DeviceState *dev)
 {
     DLB2State *s = DLB2(dev);

@@ -12,6 +12,11 @@
  * dlb2-irq.c (alarms and interrupts).  Documentation/qemu-dlb2-model.rst in
  * the AccDirect repository lists every choice made where the facts are silent.
  *
+ * Each behaviour's comment carries a tag: FACT (facts §N) when the project's
+ * hardware facts state it, INFERRED (facts §N: why) when it follows from
+ * them, CHOICE when they are silent or say UNKNOWN; every CHOICE is a row of
+ * the choices table in Documentation/qemu-dlb2-model.rst.
+ *
  * Configuration lives in the register file, which is the only copy: the
  * model reads it when it needs it.  Live state (queued QEs, counters, history
  * lists, flows, sequence numbers) lives in the structures below and is what
@@ -37,28 +42,35 @@ typedef enum DLB2Version {
 
 #define DLB2_PCI_DEVICE_ID_V2_0     0x2710
 #define DLB2_PCI_DEVICE_ID_V2_5     0x2714
-#define DLB2_PCI_CLASS              0x0b40  /* processor / co-processor */
+#define DLB2_PCI_CLASS              0x0b40  /* co-processor: CHOICE */
 
+/* The two BARs: FACT (facts §1.2); their sizes: CHOICE. */
 #define DLB2_FUNC_BAR               0
 #define DLB2_FUNC_BAR_SIZE          (64 * MiB)
 #define DLB2_CSR_BAR                2
 #define DLB2_CSR_BAR_SIZE           (4 * GiB)
 
-/* MSI-X: vector 0 = service (alarms), 1..64 = CQ vectors (packed mode). */
+/*
+ * MSI-X: vector 0 = service (alarms), 1..64 = CQ vectors (packed mode):
+ * FACT (facts §1.4); a table of 65 vectors: CHOICE.
+ */
 #define DLB2_MSIX_VECTORS           65
 #define DLB2_MSIX_TABLE_OFFSET      0x1000000
 #define DLB2_MSIX_PBA_OFFSET        0x1001000
 #define DLB2_VEC_SERVICE            0
 #define DLB2_VEC_CQ                 1
 
-/* Producer-port windows in the FUNC BAR: two aliases of DIR and LDB ports. */
+/*
+ * Producer-port windows in the FUNC BAR, FACT (facts §1.3): two aliases of
+ * DIR and LDB ports, INFERRED (facts §1.3: PF and VF drivers use either pair).
+ */
 #define DLB2_PP_BASE                0x2000000
 #define DLB2_PP_SIZE                0x0400000
 #define DLB2_PP_STRIDE              0x1000
 
-#define DLB2_PCIE_CAP_OFFSET        0x60
+#define DLB2_PCIE_CAP_OFFSET        0x60    /* CHOICE */
 
-/* Resource counts (facts section 2). */
+/* Resource counts: FACT (facts §2). */
 #define DLB2_NUM_DOMAINS            32
 #define DLB2_NUM_LDB_QUEUES         32
 #define DLB2_NUM_LDB_PORTS          64
@@ -69,17 +81,18 @@ typedef enum DLB2Version {
 #define DLB2_MAX_SNS                1024
 #define DLB2_HIST_LIST_ENTRIES      2048
 #define DLB2_QID_SLOTS              8
-#define DLB2_NUM_PRIO_BINS          4       /* model choice: priority >> 1 */
+/* QE priority >> 1: INFERRED (facts §7.2: the lowest bit is ignored) */
+#define DLB2_NUM_PRIO_BINS          4
 #define DLB2_MAX_CQ_DEPTH           1024
 
 /*
- * Model choice: the scheduler runs this long (virtual time) after the MMIO
+ * CHOICE: the scheduler runs this long (virtual time) after the MMIO
  * write that gave it work, unless sync-sched=on (dlb2-sched.c).
  */
 #define DLB2_SCHED_DELAY_NS         1
 
 /*
- * Model choice: a pending schedule older than this (host time) runs in the
+ * CHOICE: a pending schedule older than this (host time) runs in the
  * next MMIO access instead of waiting for the main loop, which vCPUs that
  * hammer the device can keep from the big QEMU lock for seconds.
  */
@@ -120,7 +133,10 @@ typedef struct DLB2QE {
 
 typedef QTAILQ_HEAD(, DLB2QE) DLB2QEList;
 
-/* History-list entry: what a completion of a scheduled LDB QE must retire. */
+/*
+ * History-list entry: what a completion of a scheduled LDB QE must retire,
+ * INFERRED (facts §7.5: the fields of the OOT driver's struct hl_t).
+ */
 typedef struct DLB2HistEntry {
     uint8_t qid;
     uint8_t sched_type;
@@ -141,14 +157,14 @@ typedef struct DLB2Port {
 
 /*
  * Per-slot scheduler status of an LDB CQ, one bit per QID slot, set and
- * cleared through LSP_LDB_SCHED_CTRL (facts section 6.7 step 5e/f) and by
- * the scheduler itself (dlb2-map.c).
+ * cleared through LSP_LDB_SCHED_CTRL, FACT (facts §6.7 step 5e/f), and by
+ * the scheduler itself, CHOICE (dlb2-map.c).
  */
 typedef struct DLB2SlotStatus {
     uint8_t nalb_haswork;   /* the slot's queue has non-atomic work */
     uint8_t rlist_haswork;  /* the slot's queue has atomic work */
     uint8_t inflight_ok;    /* the slot may be scheduled */
-    uint8_t aqed_nfull;     /* stored, not used */
+    uint8_t aqed_nfull;     /* stored, not used: CHOICE */
 } DLB2SlotStatus;
 
 typedef struct DLB2LdbPort {
@@ -179,7 +195,7 @@ typedef struct DLB2LdbQueue {
     DLB2SeqNum *sns;                /* ordered: DLB2_MAX_SNS entries */
     uint32_t sn_next;               /* CHP_ORD_QID_SN: next to hand out */
     uint32_t sn_busy;               /* handed out, not yet released */
-    unsigned int rr_cq;             /* last CQ served: round-robin (7.3) */
+    unsigned int rr_cq;             /* last CQ served: round-robin, CHOICE */
 } DLB2LdbQueue;
 
 typedef struct DLB2DirQueue {
@@ -188,7 +204,7 @@ typedef struct DLB2DirQueue {
     uint64_t enq_total;
 } DLB2DirQueue;
 
-/* Alarm identifiers reported in SYS_ALARM_PF_SYND0 (facts section 8.2). */
+/* Alarm identifiers reported in SYS_ALARM_PF_SYND0: FACT (facts §8.2). */
 typedef enum DLB2Alarm {
     DLB2_ALARM_ILLEGAL_ENQ,         /* no credit, excess completion, bad frag */
     DLB2_ALARM_EXCESS_TOKENS,
@@ -229,7 +245,7 @@ struct DLB2State {
     unsigned int reg_instances[DLB2_NUM_REG_IDS]; /* 0: absent here */
     GHashTable *reg_index;      /* offset -> (id + 1) << 16 | instance */
     GHashTable *unknown_regs;   /* offsets outside the map -> value */
-    uint32_t pmcsr_disable;     /* survives device reset */
+    uint32_t pmcsr_disable;     /* survives FLR and system reset (dlb2-csr.c) */
 
     /* Live state. */
     DLB2LdbPort ldb_port[DLB2_NUM_LDB_PORTS];
@@ -240,10 +256,11 @@ struct DLB2State {
     uint32_t credits_dir[DLB2_NUM_DOMAINS];
     uint64_t ldb_sched_total, dir_sched_total;
     uint64_t alarm_count[DLB2_NUM_ALARMS];
-    uint32_t occ_ldb[2], occ_dir[3];            /* CQ interrupt status bits */
+    /* CQ interrupt status bits; occ_dir[2] (2.5 DIR CQs 64-95): CHOICE */
+    uint32_t occ_ldb[2], occ_dir[3];
     bool vec_latched[2];        /* vector 0/1 sent, not yet acknowledged */
     bool vec_deferred[2];       /* an event came while latched */
-    unsigned int rr_qid;        /* round-robin start among LDB queues */
+    unsigned int rr_qid;        /* round-robin start among LDB queues: CHOICE */
     uint32_t dir_waiting;       /* QEs waiting in directed queues */
     uint32_t ldb_waiting;       /* QEs waiting in LDB queues */
     bool in_schedule;
@@ -258,6 +275,7 @@ struct DLB2State {
      * Configuration checks, recomputed when a register they read changes
      * (dlb2-map.c): LDB CQs whose history-list window is invalid or
      * overlaps another's, LDB queues whose sequence-number slot is invalid.
+     * CHOICE: the facts name no such check.
      */
     bool cfg_dirty;
     uint64_t hl_bad;
