@@ -377,16 +377,23 @@ static DLB2QE *dlb2_pick_for_cq(DLB2State *s, unsigned int qid,
 }
 
 /*
- * The best (lowest) priority value among slots of CQ cq, all 8 values:
- * CHOICE, against facts §7.2 (only 4 levels are effective).
+ * The effective level of a slot's 3-bit priority: only 4 levels are
+ * effective, the lowest bit ignored, FACT (facts §7.2; the model uses
+ * prio >> 1, as the facts' MODEL-CHOICE says).
  */
+static unsigned int dlb2_slot_level(uint32_t priov, unsigned int slot)
+{
+    return ((priov >> (3 * slot)) & 7) >> 1;
+}
+
+/* The best (lowest) effective level among slots of CQ cq. */
 static unsigned int dlb2_slot_prio(uint32_t priov, uint8_t slots)
 {
-    unsigned int slot, best = 8;
+    unsigned int slot, best = 4;
 
     for (slot = 0; slot < DLB2_QID_SLOTS; slot++) {
         if (slots & (1u << slot)) {
-            best = MIN(best, (priov >> (3 * slot)) & 7);
+            best = MIN(best, dlb2_slot_level(priov, slot));
         }
     }
     return best;
@@ -408,7 +415,7 @@ static bool dlb2_cq_has_better(DLB2State *s, unsigned int cq,
     for (slot = 0; slot < DLB2_QID_SLOTS; slot++) {
         other = (cq2qid >> (8 * slot)) & 0x7f;
         if (!(priov & (1u << (24 + slot))) ||
-            ((priov >> (3 * slot)) & 7) >= prio || other == qid ||
+            dlb2_slot_level(priov, slot) >= prio || other == qid ||
             other >= DLB2_NUM_LDB_QUEUES) {
             continue;
         }

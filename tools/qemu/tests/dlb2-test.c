@@ -495,6 +495,41 @@ static void test_priority(const void *data)
     t_end(q);
 }
 
+/*
+ * Slot priorities 2k and 2k+1 are one level (facts §7.2: the lowest bit is
+ * ignored): a queue at slot priority 3 is not starved by one at 2.
+ */
+static void test_priority_levels(const void *data)
+{
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+    CQ cq = cq_of(cq_addr(t, true, 10), 16, false);
+    unsigned int i, from0 = 0;
+    QE qe;
+
+    ldb_queue(t, 0, 0, 0, 0);
+    ldb_queue(t, 0, 1, 0, 0);
+    ldb_port(t, 0, 10, 16, 0, 16,
+                 cq_addr(t, true, 10));
+    map(t, 10, 0, 0, 3);
+    map(t, 10, 1, 1, 2);
+    set_credits(t, 0, 16, 0);
+    start(t, 0, 3, 0);
+    wr(t, LSP_CQ_LDB_DSBL(10), 1);
+    for (i = 0; i < 4; i++) {
+        hcw(t, PP_LDB(10), NEW, 0, UNORDERED, 0, 0, 100 + i);
+        hcw(t, PP_LDB(10), NEW, 1, UNORDERED, 0, 0, 200 + i);
+    }
+    wr(t, LSP_CQ_LDB_DSBL(10), 0);
+    for (i = 0; i < 4; i++) {
+        g_assert(cq_pop(t, &cq, &qe));
+        from0 += qe.data < 200;
+    }
+    /* the two queues alternate: the first four hold two of each */
+    g_assert_cmpuint(from0, ==, 2);
+    t_end(q);
+}
+
 static void assert_alarm(DLB2Dev *t, unsigned int source, unsigned int aid,
                          bool is_ldb, unsigned int port)
 {
@@ -697,6 +732,7 @@ int main(int argc, char **argv)
         { "atomic", test_atomic },
         { "ordered", test_ordered },
         { "priority", test_priority },
+        { "priority-levels", test_priority_levels },
         { "credit-alarm", test_credit_alarm },
         { "ingress-alarms", test_ingress_alarms },
         { "domain-isolation", test_domain_isolation },
