@@ -8,7 +8,8 @@
  * mapping, wider than one window, another domain's port, a disabled
  * domain's port, a path the PCI topology check rejects unless overridden),
  * revocation of a held pin on domain disable, on unbind and on the last
- * munmap() racing the pin, and revoke callbacks that hold no dlb2 lock (the
+ * munmap() racing the pin, dlb2's own refusals of a revoked pin (map, CPU
+ * address, dma-buf attach), and revoke callbacks that hold no dlb2 lock (the
  * device configurable while one waits) and keep the domain's resources
  * until they return.
  *
@@ -666,6 +667,63 @@ TEST_F(p2p, close_revokes_holders)
 		ASSERT_EQ(1, next_qe(self, &data, 2000));
 		EXPECT_EQ(90 + i, data);
 	}
+}
+
+/*
+ * A pin revoked by the close of its port's file while the port lives on
+ * (its domain enabled): dlb2 itself refuses what a holder asks of it
+ * afterwards, whether or not the holder looked at its own revoke callback
+ * first: a DMA mapping of the pin (dlb2_p2p_map(): ENODEV), its CPU address
+ * (dlb2_p2p_cpu_addr(): none, ENODEV), a new attachment to a dma-buf
+ * exported through the file (ENODEV).  Nothing reaches the queue.
+ */
+TEST_F(p2p, revoked_pin_maps_nothing)
+{
+	struct dlb2_edu_dma d = { .domain_id = -1 };
+	struct dlb2_edu_pin pin = { .len = 64 };
+	struct dlb2_edu_dmabuf b = { 0 };
+	uint64_t data;
+	unsigned int i;
+	int buf, edu2;
+
+	if (!self->version)
+		return;
+	pin.va = (uintptr_t)self->pp;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN, &pin));
+	buf = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	ASSERT_LE(0, buf);
+	/* Live: what the CPU writes through the pin arrives. */
+	hcws(&d, self->cinfo.dir_queue_id, 500);
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_CPU_WRITE, &d));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(1, next_qe(self, &data, 2000));
+		EXPECT_EQ(500 + i, data);
+	}
+
+	munmap(self->pp, DLB2_PP_SIZE);
+	self->pp = NULL;
+	close(self->pfd);
+	self->pfd = -1;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_PIN_STATE, &pin));
+	ASSERT_EQ(1, pin.revoked);
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_PIN_MAP, &pin)) {
+		TH_LOG("a revoked pin was mapped at %#llx",
+		       (unsigned long long)pin.dma_addr);
+	}
+	EXPECT_EQ(ENODEV, errno);
+	hcws(&d, self->cinfo.dir_queue_id, 510);
+	EXPECT_EQ(-1, ioctl(self->edu, DLB2_EDU_PIN_CPU_WRITE, &d)) {
+		TH_LOG("a revoked pin gave its CPU address");
+	}
+	EXPECT_EQ(ENODEV, errno);
+	edu2 = open("/dev/dlb2_edu", O_RDWR);
+	ASSERT_LE(0, edu2);
+	b.fd = buf;
+	EXPECT_EQ(-1, ioctl(edu2, DLB2_EDU_DMABUF_ATTACH, &b));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(0, next_qe(self, &data, 300));
+	close(edu2);
+	close(buf);
 }
 
 /*

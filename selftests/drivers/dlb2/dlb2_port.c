@@ -3,15 +3,19 @@
  * dlb2 port device tests, with raw HCW writes (no library): one opener,
  * port information, mmap rules, a directed round trip, the CQ interrupt
  * through poll() and read(), revocation of every mapping on domain disable
- * and on unbind, recovery of a port whose consumer was killed, a CQ ring
+ * and on unbind, threads asleep in read() and poll() woken by a disable, a
+ * reset or an unbind, recovery of a port whose consumer was killed, a CQ ring
  * that cannot be pinned past its file, and isolation between two domains.
  *
  * Needs a DLB device and dlb2.ko loaded; skips without a device.
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,6 +446,140 @@ TEST_F(port, function_reset_revokes_and_recovers)
 	ASSERT_EQ(1, cq_wait(&dp2, 0, &e));
 	EXPECT_EQ(0x77, e.data);
 	unmap_port(&dp2);
+}
+
+/*
+ * A thread blocked in read() and one in poll() on an interrupt-mode port
+ * (never armed: no interrupt comes) when the port is revoked.
+ */
+struct waiter {
+	int fd;
+	bool poll;
+	pid_t tid;
+	atomic_int done;
+	ssize_t ret;
+	int err;
+	short revents;
+};
+
+static void *wait_on_port(void *arg)
+{
+	struct waiter *w = arg;
+	struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
+	uint64_t n;
+
+	w->tid = gettid();
+	if (w->poll) {
+		w->ret = poll(&pfd, 1, -1);
+		w->revents = pfd.revents;
+	} else {
+		w->ret = read(w->fd, &n, sizeof(n));
+	}
+	w->err = errno;
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/* Is thread @tid of this process asleep (state S in its stat)? */
+static bool asleep(pid_t tid)
+{
+	char path[PATH_MAX], buf[512], *p;
+
+	if (!tid || sysfs_read(pathf(path, "/proc/self/task/%d/stat", tid),
+			       buf, sizeof(buf)))
+		return false;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+enum revocation { BY_DISABLE, BY_RESET, BY_UNBIND };
+
+/*
+ * Userspace-api: "When the domain is disabled, the device is reset or
+ * unbound, every mapping is revoked: ... poll() reports POLLERR | POLLHUP",
+ * and a read() of a revoked port answers ENODEV.  Both hold for threads
+ * that already sleep in them: they wake at once, not at the next
+ * interrupt (which never comes) or signal.
+ */
+static void check_waiters_wake(struct __test_metadata *_metadata,
+			       struct _test_data_port *self,
+			       enum revocation how)
+{
+	struct waiter w[2] = { { .poll = false }, { .poll = true } };
+	char path[PATH_MAX];
+	struct maps dp;
+	pthread_t t[2];
+	unsigned int i, ms;
+	int ret = 0;
+
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	ASSERT_TRUE(dp.info.flags & DLB2_PORT_INTERRUPT);
+	for (i = 0; i < 2; i++) {
+		w[i].fd = dp.fd;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, wait_on_port, &w[i]));
+	}
+	/* Both asleep in the driver before the port goes. */
+	for (ms = 0; ms < 5000 && !(asleep(w[0].tid) && asleep(w[1].tid));
+	     ms += 10)
+		usleep(10000);
+	usleep(100000);
+	ASSERT_TRUE(asleep(w[0].tid) && asleep(w[1].tid));
+	ASSERT_EQ(0, w[0].done + w[1].done);
+
+	switch (how) {
+	case BY_DISABLE:
+		ret = write_attr(self->dom, "enable", "0");
+		break;
+	case BY_RESET:
+		ret = sysfs_write(pathf(path, "%s/reset", self->pci), "1");
+		break;
+	case BY_UNBIND:
+		ret = sysfs_write(DLB2_DRIVER "/unbind", self->bdf);
+		break;
+	}
+	EXPECT_EQ(0, ret);
+	for (ms = 0; ms < 5000 && !(w[0].done && w[1].done); ms += 10)
+		usleep(10000);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(1, w[i].done) {
+			TH_LOG("%s() still asleep 5 s after the revocation",
+			       w[i].poll ? "poll" : "read");
+		}
+		if (!w[i].done)
+			pthread_cancel(t[i]);	/* interrupts the sleep */
+		pthread_join(t[i], NULL);
+	}
+	if (w[0].done) {
+		EXPECT_EQ(-1, w[0].ret);
+		EXPECT_EQ(ENODEV, w[0].err);
+	}
+	if (w[1].done) {
+		EXPECT_EQ(1, w[1].ret);
+		EXPECT_EQ(POLLERR | POLLHUP, w[1].revents);
+	}
+	check_revoked(_metadata, &dp, self->node_dp);
+	unmap_port(&dp);
+}
+
+TEST_F(port, disable_wakes_blocked_waiters)
+{
+	if (!self->version)
+		return;
+	check_waiters_wake(_metadata, self, BY_DISABLE);
+}
+
+TEST_F(port, reset_wakes_blocked_waiters)
+{
+	if (!self->version)
+		return;
+	check_waiters_wake(_metadata, self, BY_RESET);
+}
+
+TEST_F(port, unbind_wakes_blocked_waiters)
+{
+	if (!self->version)
+		return;
+	check_waiters_wake(_metadata, self, BY_UNBIND);
 }
 
 /*

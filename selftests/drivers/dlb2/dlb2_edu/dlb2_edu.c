@@ -3,8 +3,9 @@
  * dlb2_edu: QEMU's "edu" device (1234:11e8) as a stand-in NIC for testing
  * dlb2's peer-to-peer interface.  Its DMA engine copies HCWs from memory
  * into its 4 KiB buffer and from there to the address dlb2_p2p_map() gives
- * for a producer port, through the (v)IOMMU like any device DMA.  Test
- * only; see dlb2_edu.h for the ioctls and selftests/drivers/dlb2/dlb2_p2p.c.
+ * for a producer port, through the (v)IOMMU like any device DMA; or the
+ * CPU writes them through dlb2_p2p_cpu_addr(), as rxe does.  Test only;
+ * see dlb2_edu.h for the ioctls and selftests/drivers/dlb2/dlb2_p2p.c.
  */
 #include <linux/dlb2_p2p.h>
 #include <linux/dma-buf.h>
@@ -12,6 +13,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/fs.h>
+#include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/iopoll.h>
 #include <linux/miscdevice.h>
@@ -134,6 +136,32 @@ static int dma_through(struct dlb2_p2p *pin, struct dlb2_edu_file *f,
 	if (!(d->flags & DLB2_EDU_RAW_BUS_ADDR))
 		dlb2_p2p_unmap(pin, &edu->pdev->dev, addr);
 	d->dma_addr = addr;
+	return ret;
+}
+
+/*
+ * Write @d's data through the CPU address of @f's kept pin.  Under
+ * edu->lock, which the revoke callback takes: the address dlb2 gave stays
+ * valid until that callback returns, so until the write is done.
+ */
+static int cpu_write(struct dlb2_edu_file *f, const struct dlb2_edu_dma *d)
+{
+	struct dlb2_p2p_info info;
+	void __iomem *va;
+	int ret = 0;
+
+	if (d->flags)
+		return -EINVAL;
+	dlb2_p2p_info(f->pin, &info);
+	if (d->len > info.len)
+		return -EINVAL;
+	mutex_lock(&edu->lock);
+	va = dlb2_p2p_cpu_addr(f->pin);
+	if (va)
+		__iowrite64_copy(va, d->data, d->len / sizeof(u64));
+	else
+		ret = -ENODEV;
+	mutex_unlock(&edu->lock);
 	return ret;
 }
 
@@ -410,6 +438,13 @@ static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 		if (!ret && copy_to_user(uarg, &d, sizeof(d)))
 			ret = -EFAULT;
 		return ret;
+	case DLB2_EDU_PIN_CPU_WRITE:
+		if (!f->pin)
+			return -ENOENT;
+		if (copy_from_user(&d, uarg, sizeof(d)))
+			return -EFAULT;
+		ret = check_dma_args(&d);
+		return ret ?: cpu_write(f, &d);
 	case DLB2_EDU_DMABUF_ATTACH:
 	case DLB2_EDU_DMABUF_DMA:
 	case DLB2_EDU_DMABUF_STATE:

@@ -133,5 +133,13 @@ struct dlb2_edu_map {
  * unmaps only when it closes (its revoke callback does not unmap).
  */
 #define DLB2_EDU_PIN_MAP	_IOR(DLB2_EDU_MAGIC, 11, struct dlb2_edu_pin)
+/*
+ * Write len bytes of data through the CPU address dlb2 gives for the kept
+ * pin (dlb2_p2p_cpu_addr()), as a device whose "DMA" the CPU does (rxe):
+ * 8-byte stores; flags 0.  ENODEV when dlb2 gives no address.  Unlike
+ * DLB2_EDU_PIN_DMA, the holder does not check its own revoke count first:
+ * dlb2's answer alone decides, as DLB2_EDU_PIN_MAP's does.
+ */
+#define DLB2_EDU_PIN_CPU_WRITE	_IOW(DLB2_EDU_MAGIC, 12, struct dlb2_edu_dma)
 
 #endif /* DLB2_EDU_H */
