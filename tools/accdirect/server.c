@@ -9,7 +9,8 @@
  * number.  With -c it is also the dlb-lib baseline: a thread of its own
  * takes the requests of clients that connect to it as to an agent and
  * enqueues them with the CPU (libdlb2).  At the end it prints its CPU time
- * per request.  See README.md.
+ * per request.  With -F it checks flow atomicity: no two workers handle
+ * requests of one flow at the same time.  See README.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -62,6 +63,49 @@ static int check_payload(void *arg, const struct accd_request *r,
 	return 0;
 }
 
+/*
+ * -F: the flow check.  While a worker handles a request, the request's
+ * (queue, flow) is marked with the worker; a request that finds its flow
+ * marked by another worker is counted as an overlap.  An atomic queue
+ * keeps a flow on one worker until the worker has released its QEs, which
+ * it does after the burst's handlers ran: 0 overlaps.  A count is a lower
+ * bound (two overlaps at once are seen as one).
+ */
+static struct {
+	uint32_t *busy;			/* per (queue, flow): worker + 1, 0: none */
+	uint32_t *last;			/* per (queue, flow): the last worker + 1 */
+	double hold;			/* seconds each request holds its flow */
+	uint64_t requests, flows, overlaps, moves;
+	uint64_t sched[4];		/* requests by the QE's scheduling type */
+} fc;
+
+static int check_flow(void *arg, const struct accd_request *r, uint64_t *value)
+{
+	uint32_t key = (uint32_t)r->queue << 16 | r->flow, me = r->worker + 1;
+	uint32_t prev;
+	double until;
+	int ret;
+
+	prev = __atomic_exchange_n(&fc.busy[key], me, __ATOMIC_SEQ_CST);
+	if (prev)
+		__atomic_fetch_add(&fc.overlaps, 1, __ATOMIC_RELAXED);
+	prev = __atomic_exchange_n(&fc.last[key], me, __ATOMIC_RELAXED);
+	if (!prev)
+		__atomic_fetch_add(&fc.flows, 1, __ATOMIC_RELAXED);
+	else if (prev != me)
+		__atomic_fetch_add(&fc.moves, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&fc.sched[r->sched_type & 3], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&fc.requests, 1, __ATOMIC_RELAXED);
+	ret = check_payload(arg, r, value);
+	/* the work a real handler would do, holding the flow */
+	for (until = now() + fc.hold; now() < until;)
+		;
+	/* unmarked unless another worker overlapped and marked it since */
+	__atomic_compare_exchange_n(&fc.busy[key], &me, 0, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return ret;
+}
+
 /* User and system CPU seconds of the process so far. */
 static void cpu_times(double *user, double *sys)
 {
@@ -112,7 +156,7 @@ static void usage(FILE *f, int status)
 		"                        [-p PORT[,PORT...]] [-w PORT[,PORT...]] [-n COUNT]\n"
 		"                        [-s SLOTS] [-z SLOT_SIZE] [-N MAX_CLIENTS] [-b BURST]\n"
 		"                        [-m auto|dmabuf|peermem] [-B SPIN,YIELD,SLEEP_US]\n"
-		"                        [-c CPU_ENQUEUE_IP]\n"
+		"                        [-c CPU_ENQUEUE_IP] [-F HOLD_US]\n"
 		"       accdirect-server -h | --help\n"
 		"       accdirect-server --version\n");
 	exit(status);
@@ -139,12 +183,14 @@ int main(int argc, char **argv)
 	uint64_t count = 0;
 	unsigned int i;
 	double t0, u0, s0, u1, s1, enq_cpu = 0;
+	bool flow_check = false;
+	char *end;
 	int c, ret;
 
 	attr.nr_queues = split(qlist, queues);
 	attr.nr_producers = split(plist, producers);
 	attr.nr_workers = split(wlist, workers);
-	while ((c = getopt_long(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:h",
+	while ((c = getopt_long(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:F:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': attr.ip = optarg; break;
@@ -163,6 +209,12 @@ int main(int argc, char **argv)
 				usage(stderr, 2);
 			break;
 		case 'c': cpu.ip = optarg; break;
+		case 'F':
+			fc.hold = strtod(optarg, &end) / 1e6;
+			if (end == optarg || *end || !(fc.hold >= 0) || fc.hold > 1)
+				usage(stderr, 2);
+			flow_check = true;
+			break;
 		case 'm':
 			if (dlb2_mr_path_parse(optarg, &attr.mr))
 				usage(stderr, 2);
@@ -191,7 +243,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "accdirect-server: %s\n", strerror(-ret));
 		return 1;
 	}
-	accd_server_set_handler(s, check_payload, NULL);
+	if (flow_check) {
+		fc.busy = calloc(ACCD_MAX_QUEUES << 16, sizeof(*fc.busy));
+		fc.last = calloc(ACCD_MAX_QUEUES << 16, sizeof(*fc.last));
+		if (!fc.busy || !fc.last) {
+			fprintf(stderr, "accdirect-server: %s\n", strerror(ENOMEM));
+			return 1;
+		}
+	}
+	accd_server_set_handler(s, flow_check ? check_flow : check_payload, NULL);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (cpu.ip) {
@@ -238,6 +298,14 @@ int main(int argc, char **argv)
 	       (unsigned long)st.processed, (unsigned long)st.bad, t0,
 	       t0 > 0 ? st.processed / t0 : 0.0, (unsigned long)st.responses,
 	       st.agents, st.clients);
+	if (flow_check)
+		printf("accdirect-server: flow check: %lu requests of %lu flows, %lu overlapping their flow on another worker, %lu moves between workers; QEs %lu atomic, %lu unordered, %lu ordered, %lu directed\n",
+		       (unsigned long)fc.requests, (unsigned long)fc.flows,
+		       (unsigned long)fc.overlaps, (unsigned long)fc.moves,
+		       (unsigned long)fc.sched[DLB2_SCHED_ATOMIC],
+		       (unsigned long)fc.sched[DLB2_SCHED_UNORDERED],
+		       (unsigned long)fc.sched[DLB2_SCHED_ORDERED],
+		       (unsigned long)fc.sched[DLB2_SCHED_DIRECTED]);
 	/* the host's CPU per request (the workers poll: idle time counts) */
 	if (st.processed)
 		printf("accdirect-server: CPU %.3f s user, %.3f s system: %.1f us per request; of which enqueueing %.1f us\n",

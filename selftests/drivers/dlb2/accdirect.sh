@@ -15,12 +15,22 @@
 # through the port's dma-buf; then two clients share the agent (-m auto);
 # then the dlb-lib baseline: no agent, the server's own thread takes the
 # client's metadata and enqueues it with the CPU (accdirect-server -c).
+# Then the domain again with its queue atomic: the client's requests in
+# three flows, of the queue's own type, through an agent and through the
+# server's CPU agent, DLB2_ACCDIRECT_FLOW_REQUESTS each (default
+# DLB2_ACCDIRECT_REQUESTS, at most 20000); the server's flow check (-F)
+# counts the requests its two workers handled while the other handled one
+# of the same flow: none, every QE atomic.  (Three: request i is of flow
+# i % flows, and the model deals unordered QEs to the two workers in turn,
+# so with an even number each flow would stay on one worker by chance.)
 # Prints TAP; skips without a DLB or the programs, and a run without
 # peermem_dlb or without dma-buf MRs on rxe.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 bin=$top/tools/accdirect
 ctl=$top/tools/dlb2ctl/dlb2ctl
 count=${DLB2_ACCDIRECT_REQUESTS:-100000}
+fcount=${DLB2_ACCDIRECT_FLOW_REQUESTS:-$((count < 20000 ? count : 20000))}
+flows=3
 log=$(mktemp -d)
 n=0 failed=0
 
@@ -48,7 +58,7 @@ if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
 	exit 4
 fi
-echo "1..13"
+echo "1..20"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
@@ -166,6 +176,47 @@ run_cpu() {
 	sed -n "s/^accdirect-\(.*\)/# dlb-lib: \1/p" "$log"/client.log "$log"/server.log
 }
 
+# run_atomic rdma|cpu: requests in $flows flows to the atomic queue, of the
+# queue's own type, through an agent (-m auto) or the server's CPU agent;
+# each request holds its flow 100 us in the server's handler (-F); three
+# results.
+run_atomic() {
+	local how=$1 what=agent agent_ip=10.78.1.2 server agent client_rc
+	local agent_rc=0 server_rc cpu=
+
+	if [ "$how" = cpu ]; then
+		what="CPU agent" agent_ip=10.78.2.1 cpu="-c 10.78.2.1"
+	fi
+	rm -f "$log"/*.log
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$fcount" -F 100 $cpu \
+		>"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	if [ "$how" = rdma ]; then
+		timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 \
+			-a 10.78.1.2 -n "$fcount" >"$log/agent.log" 2>&1 &
+		agent=$!
+	fi
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+		-g "$agent_ip" -n "$fcount" -f "$flows" >"$log/client.log" 2>&1
+	client_rc=$?
+	[ "$how" = cpu ] || { wait "$agent"; agent_rc=$?; }
+	wait "$server"; server_rc=$?
+
+	ok "atomic queue, $what: client sent $fcount requests in $flows flows, every answer correct" \
+		'[ $client_rc = 0 ] &&
+		 grep -q "^accdirect-client: $fcount requests sent .* $fcount answered, 0 errors" "$log/client.log"'
+	ok "atomic queue, $what: server processed $fcount requests, every QE atomic, on both workers" \
+		'[ $server_rc = 0 ] && [ $agent_rc = 0 ] &&
+		 grep -q "^accdirect-server: $fcount requests processed, 0 bad" "$log/server.log" &&
+		 grep -q "^accdirect-server: flow check: $fcount requests of $flows flows, .*; QEs $fcount atomic, 0 unordered, 0 ordered, 0 directed$" "$log/server.log" &&
+		 [ "$(grep -c "worker w[01] processed [1-9]" "$log/server.log")" = 2 ]'
+	ok "atomic queue, $what: no two requests of one flow handled at once by two workers" \
+		'grep -q "^accdirect-server: flow check: $fcount requests of $flows flows, 0 overlapping" "$log/server.log"'
+	sed -n "s/^accdirect-\(.*\)/# atomic, $what: \1/p" "$log"/client.log \
+		"$log"/agent.log "$log"/server.log 2>/dev/null
+}
+
 if [ -d /sys/kernel/peermem_dlb ]; then
 	run peermem "peer memory"
 else
@@ -184,4 +235,16 @@ else
 	skip3 "2 clients: neither peer memory nor dma-buf MRs on rxe"
 fi
 run_cpu
+
+# The same domain with its queue atomic.
+ok "set-up: the domain again, its queue atomic" \
+	'"$ctl" destroy -d "$dev" accdirect &&
+	 sed "s/\"unordered\"/\"atomic\"/" "$log/spec.json" >"$log/atomic.json" &&
+	 grep -q "\"sched\": \"atomic\"" "$log/atomic.json" && "$ctl" apply "$log/atomic.json"'
+if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+	run_atomic rdma
+else
+	skip3 "atomic queue, agent: neither peer memory nor dma-buf MRs on rxe"
+fi
+run_atomic cpu
 exit $failed

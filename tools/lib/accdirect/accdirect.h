@@ -70,7 +70,7 @@ struct accd_hello {
  * @nr_queues: entries of @qid and @sched
  * @qid: hardware id of each queue the server offers, by request queue index
  * @sched: DLB2_SCHED() type of each queue's QEs when a request asks for
- *	   ACCD_SCHED_QUEUE
+ *	   ACCD_SCHED_QUEUE: the queue's configured type (accd_queue_sched())
  */
 struct accd_dlb_offer {
 	uint64_t pp_addr;
@@ -371,6 +371,27 @@ struct accd_request {
 	unsigned int worker;
 };
 
+/**
+ * accd_queue_sched() - a queue's scheduling type, from the domain's configfs
+ * @dev, @domain, @queue: <dlb2_configfs_root()>/dlb2_<dev>/<domain>/queues/<queue>
+ * @why, @len: on failure, one line saying which queue, which attribute
+ *	       and why (the server logs it)
+ *
+ * The queue's "type" "dir" is DLB2_SCHED_DIRECTED; "ldb" is its "sched":
+ * "atomic", "ordered" or "unordered", DLB2_SCHED_ATOMIC, _ORDERED or
+ * _UNORDERED.  This is what a request of ACCD_SCHED_QUEUE gets (struct
+ * accd_dlb_offer.sched): the DLB schedules a QE by the type in its own
+ * sched bits, not the queue's.
+ *
+ * Return: the type, or -errno: -EINVAL for a device number below 0 or a
+ * name that is none, the read's error when an attribute cannot be read,
+ * -EPROTO for a value that is none of these.
+ */
+int accd_queue_sched(int dev, const char *domain, const char *queue,
+		     char *why, size_t len);
+/* "atomic", "unordered", "ordered", "directed" for DLB2_SCHED_*, else "?". */
+const char *accd_sched_name(unsigned int type);
+
 /*
  * The application's work: returns the response's status (negative: the
  * request was bad, counted in struct accd_server_stats.bad) and may set
@@ -440,8 +461,9 @@ struct accd_server_stats {
 };
 
 /*
- * Open the domain's ports, allocate the clients' slots, listen.  Nothing
- * runs until accd_server_start().
+ * Read each queue's id and scheduling type (accd_queue_sched(): an error,
+ * logged, when it cannot be known), open the domain's ports, allocate the
+ * clients' slots, listen.  Nothing runs until accd_server_start().
  */
 int accd_server_create(const struct accd_server_attr *attr,
 		       struct accd_server **s);

@@ -58,6 +58,8 @@ struct accd_server {
 	struct accd_server_attr attr;
 	struct dlb2_port **pp;
 	int qid[ACCD_MAX_QUEUES];
+	uint8_t sched[ACCD_MAX_QUEUES];	/* each queue's DLB2_SCHED_* */
+	int dir_queue;			/* a directed queue's index, or -1 */
 	struct srv_worker *w;
 	uint8_t *slab;
 	size_t region;			/* a client's slots */
@@ -125,6 +127,7 @@ int accd_server_create(const struct accd_server_attr *attr,
 	*out = s;
 	for (i = 0; i < s->attr.max_clients; i++)
 		pthread_mutex_init(&s->clients[i].lock, NULL);
+	s->dir_queue = -1;
 	for (i = 0; i < attr->nr_queues; i++) {
 		ret = dlb2_queue_id(attr->dev, attr->domain, attr->queues[i],
 				    &s->qid[i]);
@@ -133,6 +136,21 @@ int accd_server_create(const struct accd_server_attr *attr,
 				 attr->queues[i], dlb2_strerror(err, sizeof(err)));
 			goto err;
 		}
+		/*
+		 * The QEs of a request of ACCD_SCHED_QUEUE carry the queue's
+		 * own type: the DLB schedules a QE by its sched bits.
+		 */
+		ret = accd_queue_sched(attr->dev, attr->domain, attr->queues[i],
+				       err, sizeof(err));
+		if (ret < 0) {
+			accd_log(attr->log, srv_name(s), "%s", err);
+			goto err;
+		}
+		s->sched[i] = ret;
+		if (ret == DLB2_SCHED_DIRECTED && s->dir_queue < 0)
+			s->dir_queue = i;
+		accd_log(attr->log, srv_name(s), "queue %s (id %d): %s",
+			 attr->queues[i], s->qid[i], accd_sched_name(ret));
 	}
 	for (i = 0; i < attr->nr_producers; i++) {
 		ret = dlb2_port_open(attr->dev, attr->domain, attr->producers[i],
@@ -211,7 +229,7 @@ int accd_server_cpu_agent(struct accd_server *s,
 	aa.cpu_queues.nr = s->attr.nr_queues;
 	for (i = 0; i < s->attr.nr_queues; i++) {
 		aa.cpu_queues.qid[i] = s->qid[i];
-		aa.cpu_queues.sched[i] = DLB2_SCHED_UNORDERED;
+		aa.cpu_queues.sched[i] = s->sched[i];
 	}
 	ret = accd_agent_create(&aa, a);
 	if (ret)
@@ -262,6 +280,16 @@ static int srv_agent_request(struct accd_server *s, struct rdma_cm_event *ev)
 	}
 	a = &s->agents[s->nr_agents];
 	pp = s->pp[s->nr_agents];
+	/*
+	 * An agent takes load-balanced credits only: a directed QE takes a
+	 * directed one where the DLB keeps them apart (2.0).
+	 */
+	if (s->dir_queue >= 0 && pp->dir_pool) {
+		accd_log(s->attr.log, srv_name(s),
+			 "refusing an agent: queue %s is directed, and this DLB's directed credits are not the load-balanced credit word an agent takes",
+			 s->attr.queues[s->dir_queue]);
+		return -EOPNOTSUPP;
+	}
 	a->index = s->nr_agents;
 	a->is_agent = true;
 	a->id = a->conn.id = ev->id;
@@ -297,7 +325,7 @@ static int srv_agent_request(struct accd_server *s, struct rdma_cm_event *ev)
 	o.nr_queues = s->attr.nr_queues;
 	for (i = 0; i < s->attr.nr_queues; i++) {
 		o.qid[i] = s->qid[i];
-		o.sched[i] = DLB2_SCHED_UNORDERED;
+		o.sched[i] = s->sched[i];
 	}
 	cp.private_data = &o;
 	cp.private_data_len = sizeof(o);
