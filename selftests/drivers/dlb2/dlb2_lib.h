@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -204,6 +205,30 @@ static inline char *pathf(char *buf, const char *fmt, ...)
 	if (n < 0 || n >= PATH_MAX)
 		abort();
 	return buf;
+}
+
+/*
+ * Is thread @tid of this process asleep in poll() or read() (state S in its
+ * stat, and that system call in progress in its syscall file, whose first
+ * field is the call's number, else "running" or -1)?  State S alone also
+ * holds for a sleep elsewhere, before the thread reached the driver.
+ */
+static inline bool dlb2_asleep_in_wait(pid_t tid)
+{
+	char path[PATH_MAX], buf[512], *p;
+	long nr;
+
+	if (!tid || sysfs_read(pathf(path, "/proc/self/task/%d/stat", tid),
+			       buf, sizeof(buf)))
+		return false;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'S')
+		return false;
+	if (sysfs_read(pathf(path, "/proc/self/task/%d/syscall", tid), buf,
+		       sizeof(buf)))
+		return false;
+	nr = strtol(buf, &p, 10);
+	return p != buf && (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_read);
 }
 
 /* mkdir/rmdir returning -errno. */

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <x86intrin.h>
@@ -481,34 +480,11 @@ static void *wait_on_port(void *arg)
 	return NULL;
 }
 
-/*
- * Is thread @tid of this process asleep in poll() or read() (state S in its
- * stat, and that system call in progress in its syscall file, whose first
- * field is the call's number, else "running" or -1)?  State S alone also
- * holds for a sleep elsewhere, before the thread reached the driver.
- */
-static bool asleep(pid_t tid)
-{
-	char path[PATH_MAX], buf[512], *p;
-	long nr;
-
-	if (!tid || sysfs_read(pathf(path, "/proc/self/task/%d/stat", tid),
-			       buf, sizeof(buf)))
-		return false;
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] != 'S')
-		return false;
-	if (sysfs_read(pathf(path, "/proc/self/task/%d/syscall", tid), buf,
-		       sizeof(buf)))
-		return false;
-	nr = strtol(buf, &p, 10);
-	return p != buf && (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_read);
-}
 
 /* Wait up to 5 s for waiter @w to sleep in the driver; false, logged, if not. */
 static bool waiter_asleep(struct __test_metadata *_metadata, struct waiter *w)
 {
-	if (dlb2_poll_until(asleep(w->tid), 5000))
+	if (dlb2_poll_until(dlb2_asleep_in_wait(w->tid), 5000))
 		return true;
 	TH_LOG("%s() never went to sleep on the port (5 s): done %d, returned %zd, %s",
 	       w->poll ? "poll" : "read", (int)w->done, w->ret,
