@@ -401,7 +401,10 @@ static void *ordered_worker(void *arg)
 			sched_yield();
 			continue;
 		}
-		/* Hold them a while, so that workers finish out of order. */
+		/*
+		 * Hold them a while, so that workers finish out of order
+		 * (pacing, not a wait for anything).
+		 */
 		if (rand_r(&o->seed) % 4 == 0)
 			usleep(rand_r(&o->seed) % 200);
 		for (i = 0; i < n; i++)
