@@ -481,9 +481,11 @@ static void *producer_thread(void *arg)
  * The consumer: once per incarnation, port "c" opened; each QE received
  * must be the next of that incarnation, exactly: its data and opaque as
  * the producer wrote them.  A mismatch is counted (the first ones
- * printed) and the expectation follows the QE received, so that one lost
- * QE is one mismatch, not all the rest.  QEs of an earlier incarnation
- * (left in the device across a reset) are mismatches too.
+ * printed); when the QE is a whole one of this incarnation with another
+ * number (QEs lost or reordered) the expectation follows it, else (a
+ * corrupted QE) the next is expected, so that one lost or corrupted QE is
+ * one mismatch, not all the rest.  QEs of an earlier incarnation (left in
+ * the device across a reset) are mismatches too.
  */
 static void *consumer_thread(void *arg)
 {
@@ -531,8 +533,9 @@ static void *consumer_thread(void *arg)
 					e.opaque,
 					(unsigned long long)payload(gen, seq),
 					payload_opaque(seq));
-			if ((e.data >> 52) == 0x5e1 &&
-			    ((e.data >> 32) & 0xfffff) == (gen & 0xfffff))
+			/* A whole QE of this incarnation, another number. */
+			if (e.data == payload(gen, (uint32_t)e.data) &&
+			    e.opaque == payload_opaque((uint32_t)e.data))
 				seq = (uint32_t)e.data;
 		} else {
 			count(s, O_DEQ, 0);
