@@ -622,7 +622,7 @@ TEST_F_TIMEOUT(cfs, enable_races_mkdir_rmdir, 300)
 	ASSERT_EQ(0, write_attr(self->dom, "dir_credits", "64"));
 	for (i = 0; i < ARRAY_SIZE(fn); i++)
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, fn[i], &r));
-	sleep(env ? atoi(env) : 5);
+	sleep(env ? atoi(env) : 5);	/* the race's length: pacing */
 	r.stop = 1;
 	for (i = 0; i < ARRAY_SIZE(fn); i++)
 		pthread_join(t[i], NULL);
@@ -796,15 +796,18 @@ TEST_F(cfs, knobs_reach_hardware)
 
 struct resetter {
 	const char *pci;
+	atomic_long attempts;	/* enables the test tried so far */
+	atomic_int started;	/* the reset came after the first attempts */
 	atomic_int done;
 	int ret;
 };
 
+/* The reset, once the test's enables are under way. */
 static void *reset_device(void *arg)
 {
 	struct resetter *r = arg;
 
-	usleep(20000);
+	r->started = dlb2_poll_until(r->attempts >= 10, 5000);
 	r->ret = write_attr(r->pci, "reset", "1");
 	r->done = 1;
 	return NULL;
@@ -836,6 +839,7 @@ TEST_F(cfs, enable_refused_during_reset)
 	EXPECT_STREQ("ready", state);
 	ASSERT_EQ(0, pthread_create(&t, NULL, reset_device, &r));
 	while (!r.done) {
+		r.attempts++;
 		ret = write_attr(self->dom, "enable", "1");
 		if (!ret) {
 			ok++;
@@ -853,6 +857,10 @@ TEST_F(cfs, enable_refused_during_reset)
 	}
 	pthread_join(t, NULL);
 	ASSERT_EQ(0, r.ret);
+	EXPECT_TRUE(r.started) {
+		TH_LOG("the enable loop made %ld attempts in 5 s, not 10, before the reset",
+		       (long)r.attempts);
+	}
 	TH_LOG("during the reset: %ld enabled (before or after it), %ld refused, state read resetting %ld times",
 	       ok, busy, resetting);
 	EXPECT_LT(0, busy);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,11 +38,14 @@ static void on_sigbus(int sig)
 	_exit(SIGBUS_EXIT);
 }
 
+/* Round trips the consumer made, in memory shared with the parent. */
+#define ROUND_TRIPS	100
+
 /*
  * In a child (port mappings are not inherited): directed round trips
- * through port "p" until it faults; never returns.
+ * through port "p" until it faults, counted in *@trips; never returns.
  */
-static void consumer(int dev, int q)
+static void consumer(int dev, int q, unsigned long long *trips)
 {
 	struct dlb2_cq_entry e;
 	unsigned long long n;
@@ -61,6 +65,7 @@ static void consumer(int dev, int q)
 		if (e.data != n)
 			_exit(4);
 		dlb2_release(p, 1);
+		__atomic_store_n(trips, n + 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -109,8 +114,10 @@ static void unplug_replug(struct __test_metadata *_metadata, const char *how)
 	const char *ctl = getenv("VM_HOTPLUG_CTL");
 	struct dlb2_cq_entry e;
 	struct dlb2_port *p;
-	int dev, q, q2, status;
-	pid_t child;
+	unsigned long long *trips;
+	int dev, q, q2, status = 0;
+	pid_t child, w = 0;
+	bool ran;
 
 	if (!ctl)
 		SKIP(return, "needs the harness's hot-plug control (%s)",
@@ -123,15 +130,28 @@ static void unplug_replug(struct __test_metadata *_metadata, const char *how)
 	dlb2_domain_destroy(dev, DOM);
 	ASSERT_EQ(0, domain_up(dev, &p, &q, &q2));
 
+	trips = mmap(NULL, sizeof(*trips), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, trips);
+	*trips = 0;
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child)
-		consumer(dev, q);
-	usleep(500000);
-	ASSERT_EQ(0, waitpid(child, &status, WNOHANG)) {
-		TH_LOG("the consumer stopped before the unplug: status %#x",
-		       status);
+		consumer(dev, q, trips);
+	/* The device goes while traffic runs: the consumer's round trips. */
+	ran = dlb2_poll_until(__atomic_load_n(trips, __ATOMIC_RELAXED) >=
+			      ROUND_TRIPS ||
+			      (w = waitpid(child, &status, WNOHANG)) != 0,
+			      30000);
+	ASSERT_EQ(0, w) {
+		TH_LOG("the consumer stopped before the unplug: status %#x, after %llu round trips",
+		       status, *trips);
 	}
+	ASSERT_TRUE(ran) {
+		TH_LOG("the consumer made %llu round trips in 30 s, not %d: no traffic ran before the unplug",
+		       *trips, ROUND_TRIPS);
+	}
+	munmap(trips, sizeof(*trips));
 	ASSERT_EQ(0, dlb2_hotplug(ctl, how));
 	ASSERT_TRUE(dlb2_wait_device(bdf, false, 60)) {
 		TH_LOG("%s still present 60 s after device_del (%s)", bdf, how);
@@ -165,19 +185,26 @@ static void unplug_replug(struct __test_metadata *_metadata, const char *how)
 
 /*
  * In a child: open port "p", enqueue @n QEs to its own queue, wait until
- * they are in its CQ, and exit without dequeuing: the release of the port
- * file must return them to the device (a drain).
+ * they are in its CQ (its statistics' "outstanding", in @pci's sysfs), and
+ * exit without dequeuing: the release of the port file must return them
+ * to the device (a drain).
  */
-static void leave_qes(int dev, int q, unsigned int n)
+static void leave_qes(const char *pci, int dev, int q, unsigned int n)
 {
 	struct dlb2_port *p;
+	char dir[PATH_MAX];
 	unsigned int i;
 
 	if (dlb2_port_open(dev, DOM, "p", NULL, &p))
 		_exit(5);
 	for (i = 0; i < n; i++)
 		enqueue(p, q, DLB2_SCHED_DIRECTED, 0, 0, i);
-	usleep(200000);
+	dlb2_stats_dir(dir, pci, DOM, "port", "p");
+	if (!dlb2_poll_until(read_num(dir, "outstanding") >= n, 10000)) {
+		fprintf(stderr, "# the %u QEs never were in p's CQ: outstanding %ld after 10 s\n",
+			n, read_num(dir, "outstanding"));
+		_exit(6);
+	}
 	_exit(0);
 }
 
@@ -193,7 +220,7 @@ TEST(release_of_a_port_that_does_not_drain_ends)
 {
 	const char *ctl = getenv("VM_HOTPLUG_CTL");
 	char bdf[NAME_MAX + 1], pci[PATH_MAX];
-	int dev, q, q2, status = 0, waited;
+	int dev, q, q2, status = 0;
 	struct dlb2_port *p2;
 	pid_t child, w = 0;
 
@@ -212,11 +239,8 @@ TEST(release_of_a_port_that_does_not_drain_ends)
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child)
-		leave_qes(dev, q, 4);
-	for (waited = 0; waited < 200 && !w; waited++) {
-		usleep(100000);
-		w = waitpid(child, &status, WNOHANG);
-	}
+		leave_qes(pci, dev, q, 4);
+	dlb2_poll_until((w = waitpid(child, &status, WNOHANG)) != 0, 20000);
 	/* Let a release that still drains go, whatever happened. */
 	EXPECT_EQ(0, dlb2_hotplug(ctl, "stuck-tokens-off"));
 	EXPECT_EQ(child, w) {

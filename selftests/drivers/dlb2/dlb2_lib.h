@@ -31,11 +31,39 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
+
+/* CLOCK_MONOTONIC in milliseconds. */
+static inline long long dlb2_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait for a state the test needs (a counter, a queue's depth, a thread
+ * asleep) by looking at it: @cond is evaluated every millisecond until it
+ * holds or @ms milliseconds passed; true when it held.  The caller fails
+ * with a message naming what never happened.  A sleep of a guessed length
+ * in its place passes by luck on a fast machine and fails on a slow one,
+ * or hides that the state never came.
+ */
+#define dlb2_poll_until(cond, ms) ({					\
+	long long __end = dlb2_now_ms() + (ms);				\
+	bool __held;							\
+									\
+	while (!(__held = (cond)) && dlb2_now_ms() < __end)		\
+		usleep(1000);						\
+	__held;								\
+})
 
 #define PCI_DEVICES	"/sys/bus/pci/devices"
 #define DLB2_DRIVER	"/sys/bus/pci/drivers/dlb2"
@@ -177,6 +205,30 @@ static inline char *pathf(char *buf, const char *fmt, ...)
 	if (n < 0 || n >= PATH_MAX)
 		abort();
 	return buf;
+}
+
+/*
+ * Is thread @tid of this process asleep in poll() or read() (state S in its
+ * stat, and that system call in progress in its syscall file, whose first
+ * field is the call's number, else "running" or -1)?  State S alone also
+ * holds for a sleep elsewhere, before the thread reached the driver.
+ */
+static inline bool dlb2_asleep_in_wait(pid_t tid)
+{
+	char path[PATH_MAX], buf[512], *p;
+	long nr;
+
+	if (!tid || sysfs_read(pathf(path, "/proc/self/task/%d/stat", tid),
+			       buf, sizeof(buf)))
+		return false;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'S')
+		return false;
+	if (sysfs_read(pathf(path, "/proc/self/task/%d/syscall", tid), buf,
+		       sizeof(buf)))
+		return false;
+	nr = strtol(buf, &p, 10);
+	return p != buf && (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_read);
 }
 
 /* mkdir/rmdir returning -errno. */

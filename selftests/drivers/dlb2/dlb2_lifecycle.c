@@ -138,15 +138,22 @@ static void receive(struct __test_metadata *_metadata, struct dlb2_port *c,
 	}
 }
 
-/* Nothing arrives at @c within 300 ms. */
+/*
+ * Nothing arrives at @c within 300 ms.  A window of observation, not a
+ * wait for a state (an absence has none to poll for): the CQ is looked at
+ * all through it, and a QE fails the test when it comes.  Callers first
+ * poll for what shows that the device has taken what they sent (a queue's
+ * depth, an alarm's count) where there is such a thing.
+ */
 static void receive_none(struct __test_metadata *_metadata,
 			 struct dlb2_port *c)
 {
+	long long end = dlb2_now_ms() + 300;
 	struct dlb2_cq_entry e;
 	int n;
 
-	usleep(300000);
-	n = dlb2_dequeue_burst(c, &e, 1);
+	while (!(n = dlb2_dequeue_burst(c, &e, 1)) && dlb2_now_ms() < end)
+		usleep(1000);
 	EXPECT_EQ(0, n) {
 		TH_LOG("unexpected QE: data %llu, qid %u",
 		       (unsigned long long)e.data, e.qid);
@@ -500,6 +507,11 @@ TEST_F_TIMEOUT(lc, freed_port_drops_raw_bar_writes, 120)
 	dlb2_pp_write_sse(bar, &h, 1);	/* libdlb2's 16-byte store */
 	munmap(bar, 0x1000);
 
+	EXPECT_TRUE(dlb2_poll_until(read_num(self->pci, "alarms/other") > other,
+				    5000)) {
+		TH_LOG("no alarm counted in alarms/other within 5 s of the write to freed port %d",
+		       port);
+	}
 	receive_none(_metadata, sink);
 	EXPECT_EQ(other + 1, read_num(self->pci, "alarms/other"));
 	EXPECT_EQ(before + 1, alarm_total(self->pci));
@@ -517,7 +529,7 @@ TEST_F_TIMEOUT(lc, links_while_running, 120)
 	struct dlb2_port *p, *c1, *c2;
 	struct dlb2_cq_entry e;
 	unsigned int i;
-	int wq, bq;
+	int wq, bq, ret;
 
 	if (!self->version)
 		return;
@@ -538,8 +550,11 @@ TEST_F_TIMEOUT(lc, links_while_running, 120)
 	/* Six QEs wait in a queue no port serves; a link brings them. */
 	for (i = 0; i < 6; i++)
 		enqueue(p, wq, DLB2_SCHED_UNORDERED, 0, 0, 60 + i);
-	usleep(100000);
-	EXPECT_EQ(6, dstat(self->pci, DOM_A, "queue", "waiting", "depth"));
+	EXPECT_TRUE(dlb2_poll_until(dstat(self->pci, DOM_A, "queue", "waiting",
+					  "depth") == 6, 5000)) {
+		TH_LOG("queue \"waiting\" never held the 6 QEs enqueued (depth %ld after 5 s)",
+		       dstat(self->pci, DOM_A, "queue", "waiting", "depth"));
+	}
 	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c2", "waiting", -1));
 	receive(_metadata, c2, 6, 60);
 
@@ -549,8 +564,13 @@ TEST_F_TIMEOUT(lc, links_while_running, 120)
 	EXPECT_EQ(70, e.data);
 	EXPECT_EQ(-EBUSY, dlb2_link_add(self->dev, DOM_A, "c2", "busy", -1));
 	dlb2_release(c1, 1);
-	usleep(100000);
-	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "c2", "busy", -1));
+	/* The link is taken once the device has the completion. */
+	ASSERT_TRUE(dlb2_poll_until((ret = dlb2_link_add(self->dev, DOM_A, "c2",
+							 "busy", -1)) != -EBUSY,
+				    5000)) {
+		TH_LOG("the link of c2 to \"busy\" still answers EBUSY 5 s after c1 completed its QE");
+	}
+	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, dlb2_link_del(self->dev, DOM_A, "c1", "busy"));
 	enqueue(p, bq, DLB2_SCHED_UNORDERED, 0, 0, 71);
 	receive(_metadata, c2, 1, 71);
@@ -604,7 +624,9 @@ TEST_F_TIMEOUT(lc, destroying_a_domain_leaves_another_running, 120)
 
 	/* B goes away with a QE still in its CQ. */
 	enqueue(y1, dq, DLB2_SCHED_DIRECTED, 0, 0, 3);
-	usleep(100000);
+	EXPECT_TRUE(dlb2_poll_until(dlb2_cq_ready(y0), 5000)) {
+		TH_LOG("the QE enqueued to B's queue never reached y0's CQ");
+	}
 	dlb2_port_close(y0);
 	dlb2_port_close(y1);
 	ASSERT_EQ(0, dlb2_domain_destroy(self->dev, DOM_B));
@@ -658,6 +680,11 @@ TEST_F_TIMEOUT(lc, disable_with_an_unmap_pending_leaves_nothing, 120)
 	ASSERT_EQ(0, dlb2_link_del(self->dev, DOM_A, "c", "q2"));
 	for (i = 0; i < 5; i++)
 		enqueue(p, q1, DLB2_SCHED_UNORDERED, 0, 0, 10 + i);
+	EXPECT_TRUE(dlb2_poll_until(dstat(self->pci, DOM_A, "queue", "q1",
+					  "depth") == 5, 5000)) {
+		TH_LOG("queue q1 never held the 5 QEs enqueued (depth %ld after 5 s)",
+		       dstat(self->pci, DOM_A, "queue", "q1", "depth"));
+	}
 	receive_none(_metadata, c);
 	EXPECT_EQ(5, dstat(self->pci, DOM_A, "queue", "q1", "depth"));
 
@@ -901,7 +928,7 @@ TEST_F(lc, sysfs_readers_race_disable)
 	ASSERT_EQ(0, pthread_create(&t, NULL, sysfs_read_loop, &r));
 	for (i = 0; i < 20; i++) {
 		ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
-		usleep(2000);
+		usleep(2000);	/* pacing: the readers' time on an enabled domain */
 		ASSERT_EQ(0, dlb2_domain_disable(self->dev, DOM_A));
 	}
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);

@@ -969,10 +969,20 @@ TEST_F(p2p, dmabuf_export_import_revoke)
 	 */
 	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_FENCE));
 	ASSERT_EQ(0, pthread_create(&t, NULL, disable_domain, &dis));
-	usleep(500000);
-	EXPECT_EQ(0, dis.done);
-	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_STATE, &d));
+	/* The importer is told (moves), then the disable waits. */
+	EXPECT_TRUE(dlb2_poll_until(!ioctl(self->edu, DLB2_EDU_DMABUF_STATE, &d) &&
+				    d.moves, 5000)) {
+		TH_LOG("the importer was not told of the revocation within 5 s (moves %u, disable %s)",
+		       (unsigned int)d.moves, dis.done ? "returned" : "waits");
+	}
 	EXPECT_EQ(1, d.moves);
+	/*
+	 * It must not return while the fence is unsignalled: watched for
+	 * 500 ms, a window (the absence of an event), not a wait.
+	 */
+	EXPECT_FALSE(dlb2_poll_until(dis.done, 500)) {
+		TH_LOG("the disable returned before the importer's fence signalled");
+	}
 	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_SIGNAL));
 	pthread_join(t, NULL);
 	EXPECT_EQ(1, dis.done);

@@ -480,16 +480,16 @@ static void *wait_on_port(void *arg)
 	return NULL;
 }
 
-/* Is thread @tid of this process asleep (state S in its stat)? */
-static bool asleep(pid_t tid)
-{
-	char path[PATH_MAX], buf[512], *p;
 
-	if (!tid || sysfs_read(pathf(path, "/proc/self/task/%d/stat", tid),
-			       buf, sizeof(buf)))
-		return false;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+/* Wait up to 5 s for waiter @w to sleep in the driver; false, logged, if not. */
+static bool waiter_asleep(struct __test_metadata *_metadata, struct waiter *w)
+{
+	if (dlb2_poll_until(dlb2_asleep_in_wait(w->tid), 5000))
+		return true;
+	TH_LOG("%s() never went to sleep on the port (5 s): done %d, returned %zd, %s",
+	       w->poll ? "poll" : "read", (int)w->done, w->ret,
+	       w->done ? strerror(w->err) : "-");
+	return false;
 }
 
 enum revocation { BY_DISABLE, BY_RESET, BY_UNBIND };
@@ -519,11 +519,8 @@ static void check_waiters_wake(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, wait_on_port, &w[i]));
 	}
 	/* Both asleep in the driver before the port goes. */
-	for (ms = 0; ms < 5000 && !(asleep(w[0].tid) && asleep(w[1].tid));
-	     ms += 10)
-		usleep(10000);
-	usleep(100000);
-	ASSERT_TRUE(asleep(w[0].tid) && asleep(w[1].tid));
+	ASSERT_TRUE(waiter_asleep(_metadata, &w[0]));
+	ASSERT_TRUE(waiter_asleep(_metadata, &w[1]));
 	ASSERT_EQ(0, w[0].done + w[1].done);
 
 	switch (how) {
@@ -716,7 +713,12 @@ TEST_F(port, domains_are_isolated)
 	/* kport2's producer aims at kport's directed queue. */
 	hcw(&b, DLB2_CMD_NEW, a.info.dir_queue_id,
 	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0xbad);
-	usleep(100000);
+	/* The device took the HCW once its alarm counts; then no CQ has it. */
+	EXPECT_TRUE(dlb2_poll_until(read_num(alarms, "disabled_qid") +
+				    read_num(alarms, "illegal_qid") > before,
+				    5000)) {
+		TH_LOG("no disabled_qid or illegal_qid alarm within 5 s of the HCW to another domain's queue");
+	}
 	EXPECT_EQ(0, cq_entry(&a, 0, &e));
 	EXPECT_EQ(0, cq_entry(&b, 0, &e));
 	EXPECT_EQ(before + 1, read_num(alarms, "disabled_qid") +

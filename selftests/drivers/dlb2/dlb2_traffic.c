@@ -401,7 +401,10 @@ static void *ordered_worker(void *arg)
 			sched_yield();
 			continue;
 		}
-		/* Hold them a while, so that workers finish out of order. */
+		/*
+		 * Hold them a while, so that workers finish out of order
+		 * (pacing, not a wait for anything).
+		 */
 		if (rand_r(&o->seed) % 4 == 0)
 			usleep(rand_r(&o->seed) % 200);
 		for (i = 0; i < n; i++)
@@ -495,8 +498,10 @@ TEST_F_TIMEOUT(tr, ordered_egress_in_ingress_order, 300)
  * five of the queue with the higher link priority come first.
  */
 static void check_priority(struct __test_metadata *_metadata, int dev,
-			   int prio_hi, int prio_lo)
+			   const char *pci, int prio_hi, int prio_lo)
 {
+	char stats[PATH_MAX];
+
 	struct dlb2_port *p, *c;
 	struct dlb2_cq_entry e;
 	uint8_t hi = qid(dev, "hi"), lo = qid(dev, "lo");
@@ -519,12 +524,20 @@ static void check_priority(struct __test_metadata *_metadata, int dev,
 	for (i = 0; i < 8; i++)
 		enqueue(p, lo, DLB2_SCHED_UNORDERED, 0, 0, 100 + i);
 	/* the eight fill the CQ before the rest arrive */
-	usleep(100000);
+	dlb2_stats_dir(stats, pci, DOM, "port", "c");
+	ASSERT_TRUE(dlb2_poll_until(read_num(stats, "outstanding") == 8, 5000)) {
+		TH_LOG("the 8 fillers never filled c's CQ (outstanding %ld after 5 s)",
+		       read_num(stats, "outstanding"));
+	}
 	for (i = 0; i < 5; i++) {
 		enqueue(p, lo, DLB2_SCHED_UNORDERED, 0, 0, 200 + i);
 		enqueue(p, hi, DLB2_SCHED_UNORDERED, 0, 0, 300 + i);
 	}
-	usleep(100000);
+	ASSERT_TRUE(dlb2_poll_until(queue_depth(pci, "lo") == 5 &&
+				    queue_depth(pci, "hi") == 5, 5000)) {
+		TH_LOG("the 5 QEs of each queue never all waited in it (depth lo %ld, hi %ld after 5 s)",
+		       queue_depth(pci, "lo"), queue_depth(pci, "hi"));
+	}
 	for (i = 0; i < 8; i++) {
 		ASSERT_EQ(1, dequeue1(c, &e));
 		EXPECT_EQ(100 + i, e.data);
@@ -557,8 +570,8 @@ TEST_F_TIMEOUT(tr, link_priority_decides_who_is_served_first, 300)
 	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM, "c", "hi", 0));
 	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM, "c", "lo", 0));
 	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM));
-	check_priority(_metadata, self->dev, 1, 6);
-	check_priority(_metadata, self->dev, 7, 0);
+	check_priority(_metadata, self->dev, self->pci, 1, 6);
+	check_priority(_metadata, self->dev, self->pci, 7, 0);
 }
 
 /* Give back the @n QEs just read: completions (ldb) or tokens (dir). */
@@ -596,20 +609,34 @@ static void cq_depth_bound(struct __test_metadata *_metadata, int dev,
 	ASSERT_EQ(0, dlb2_port_open(dev, DOM, "c", &opts, &c));
 	for (i = 0; i < 20; i++)
 		enqueue(p, qid(dev, "q"), sched, 0, 0, i);
-	usleep(200000);
 	/* Four in the CQ, sixteen waiting in the queue. */
+	EXPECT_TRUE(dlb2_poll_until(read_num(stats, "outstanding") == 4 &&
+				    queue_depth(pci, "q") == 16, 5000)) {
+		TH_LOG("the 20 QEs never settled as 4 in the CQ and 16 in the queue (%ld and %ld after 5 s)",
+		       read_num(stats, "outstanding"), queue_depth(pci, "q"));
+	}
 	EXPECT_EQ(4, read_num(stats, "outstanding"));
 	EXPECT_EQ(16, queue_depth(pci, "q"));
 	ASSERT_EQ(4, dlb2_dequeue_burst(c, e, 32));
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(i, e[i].data);
-	/* Read, but the tokens are not back (deferred): nothing moves. */
-	usleep(200000);
+	/*
+	 * Read, but the tokens are not back (deferred): nothing moves.  An
+	 * absence, watched for 200 ms (a window, not a wait).
+	 */
+	EXPECT_FALSE(dlb2_poll_until(read_num(stats, "outstanding") != 4 ||
+				     queue_depth(pci, "q") != 16, 200)) {
+		TH_LOG("QEs moved while c's tokens were not back");
+	}
 	EXPECT_EQ(4, read_num(stats, "outstanding"));
 	EXPECT_EQ(16, queue_depth(pci, "q"));
 	/* Giving them back brings four more. */
 	give_back(c, 4);
-	usleep(200000);
+	EXPECT_TRUE(dlb2_poll_until(queue_depth(pci, "q") == 12 &&
+				    read_num(stats, "outstanding") == 4, 5000)) {
+		TH_LOG("4 more never came to the CQ once the tokens were back (outstanding %ld, depth %ld after 5 s)",
+		       read_num(stats, "outstanding"), queue_depth(pci, "q"));
+	}
 	EXPECT_EQ(4, read_num(stats, "outstanding"));
 	EXPECT_EQ(12, queue_depth(pci, "q"));
 	for (got = 4; got < 20;) {
@@ -677,9 +704,12 @@ TEST_F_TIMEOUT(tr, no_enqueue_without_credit, 300)
 	dlb2_hcw_new(&h, q, DLB2_SCHED_UNORDERED, 0, 0, 32, 0);
 	EXPECT_EQ(-ENOSPC, dlb2_enqueue_burst(p, &h, 1));
 	EXPECT_EQ(0, p->pool[0][0]);
-	usleep(100000);
-	EXPECT_EQ(32, read_num(dlb2_stats_dir(dir, self->pci, DOM, "queue", "q"),
-			       "enqueued"));
+	dlb2_stats_dir(dir, self->pci, DOM, "queue", "q");
+	EXPECT_TRUE(dlb2_poll_until(read_num(dir, "enqueued") >= 32, 5000)) {
+		TH_LOG("queue q counted %ld of the 32 QEs enqueued after 5 s",
+		       read_num(dir, "enqueued"));
+	}
+	EXPECT_EQ(32, read_num(dir, "enqueued"));
 	EXPECT_EQ(illegal_enq, read_num(pathf(dir, "%s/alarms", self->pci),
 					"illegal_enqueue"));
 	/* The consumer's dequeues give the credits back to the pool. */
@@ -702,6 +732,7 @@ TEST_F_TIMEOUT(tr, no_enqueue_without_credit, 300)
 
 struct waiter {
 	struct dlb2_port *c;
+	pid_t tid;
 	int ret;
 	struct timespec woke;
 };
@@ -710,6 +741,7 @@ static void *wait_thread(void *arg)
 {
 	struct waiter *w = arg;
 
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
 	w->ret = dlb2_wait(w->c, 10000);
 	clock_gettime(CLOCK_MONOTONIC, &w->woke);
 	return NULL;
@@ -741,7 +773,12 @@ static void blocking_wait(struct __test_metadata *_metadata, int dev,
 	/* Nothing there: the wait times out. */
 	EXPECT_EQ(0, dlb2_wait(w.c, 100));
 	pthread_create(&t, NULL, wait_thread, &w);
-	usleep(300000);
+	/* The QE comes when the thread sleeps in dlb2_wait()'s poll(). */
+	EXPECT_TRUE(dlb2_poll_until(dlb2_asleep_in_wait(__atomic_load_n(&w.tid,
+							  __ATOMIC_ACQUIRE)),
+				    5000)) {
+		TH_LOG("the waiter never went to sleep in dlb2_wait() (5 s)");
+	}
 	clock_gettime(CLOCK_MONOTONIC, &sent);
 	enqueue(p, qid(dev, "q"), type == DLB2_LDB ? DLB2_SCHED_UNORDERED :
 						    DLB2_SCHED_DIRECTED,
@@ -798,7 +835,10 @@ TEST_F_TIMEOUT(tr, relink_while_enabled, 300)
 	/* q2 is not linked: its QEs wait. */
 	for (i = 0; i < 3; i++)
 		enqueue(p, q2, DLB2_SCHED_UNORDERED, 0, 0, 10 + i);
-	usleep(100000);
+	EXPECT_TRUE(dlb2_poll_until(queue_depth(self->pci, "q2") == 3, 5000)) {
+		TH_LOG("q2 never held its 3 QEs (depth %ld after 5 s)",
+		       queue_depth(self->pci, "q2"));
+	}
 	EXPECT_EQ(0, dlb2_dequeue_burst(c, &e, 1));
 	EXPECT_EQ(3, queue_depth(self->pci, "q2"));
 	/* Linked while running: they arrive. */
@@ -811,11 +851,19 @@ TEST_F_TIMEOUT(tr, relink_while_enabled, 300)
 	/* Unlinked while c still owes completions: the unmap waits ... */
 	ASSERT_EQ(0, dlb2_link_del(self->dev, DOM, "c", "q2"));
 	enqueue(p, q2, DLB2_SCHED_UNORDERED, 0, 0, 20);
-	usleep(100000);
+	EXPECT_TRUE(dlb2_poll_until(queue_depth(self->pci, "q2") == 1, 5000)) {
+		TH_LOG("q2 never held the QE enqueued after the unlink (depth %ld after 5 s)",
+		       queue_depth(self->pci, "q2"));
+	}
 	EXPECT_EQ(0, dlb2_dequeue_burst(c, &e, 1));
-	/* ... until they are done; then q2 keeps its QE. */
+	/*
+	 * ... until they are done; then q2 keeps its QE: an absence,
+	 * watched for 200 ms (a window, not a wait).
+	 */
 	dlb2_release(c, 3);
-	usleep(200000);
+	EXPECT_FALSE(dlb2_poll_until(dlb2_cq_ready(c), 200)) {
+		TH_LOG("a QE reached c after the unlink completed");
+	}
 	EXPECT_EQ(0, dlb2_dequeue_burst(c, &e, 1));
 	EXPECT_EQ(1, queue_depth(self->pci, "q2"));
 	/* q1 still flows to c. */
