@@ -90,6 +90,9 @@ static bool dlb2_enqueue_allowed(DLB2State *s, bool is_ldb, unsigned int port,
          (!(cfg & 1) || (s->sn_bad & (1u << qid)))) ||
         (type == DLB2_SCHED_UNORDERED && (cfg & 1)) ||
         (type == DLB2_SCHED_ATOMIC && !(cfg & 2))) {
+        if (type == DLB2_SCHED_ORDERED && (s->sn_bad & (1u << qid))) {
+            dlb2_cfg_bad_used(s);
+        }
         dlb2_alarm(s, DLB2_ALARM_ILLEGAL_QID_CFG, is_ldb, port, hcw);
         return false;
     }

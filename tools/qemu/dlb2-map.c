@@ -131,11 +131,25 @@ void dlb2_cfg_check(DLB2State *s)
             }
         }
     }
-    if (s->hl_bad || s->sn_bad) {
-        qemu_log_mask(LOG_GUEST_ERROR, "dlb2: history-list windows invalid "
-                      "for CQs 0x%" PRIx64 ", sequence-number slots invalid "
-                      "for queues 0x%x\n", s->hl_bad, s->sn_bad);
+    s->cfg_bad_logged = false;
+}
+
+/*
+ * An invalid history-list window or SN slot held a QE back (or refused
+ * one): logged with -d guest_errors, once per configuration.  Not when
+ * the check merely sees it: a reset in Intel's order (DPDK's
+ * dlb2_domain_reset_ldb_queue_registers(): SN_MAP, then QID_V, then
+ * QID_CFG_V) passes through such states while the queue is empty.
+ */
+void dlb2_cfg_bad_used(DLB2State *s)
+{
+    if (s->cfg_bad_logged) {
+        return;
     }
+    s->cfg_bad_logged = true;
+    qemu_log_mask(LOG_GUEST_ERROR, "dlb2: history-list windows invalid "
+                  "for CQs 0x%" PRIx64 ", sequence-number slots invalid "
+                  "for queues 0x%x\n", s->hl_bad, s->sn_bad);
 }
 
 /* Sequence numbers of an ordered queue: its group's mode, FACT (facts §2). */

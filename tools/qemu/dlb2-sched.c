@@ -340,9 +340,13 @@ static DLB2QE *dlb2_pick(DLB2State *s, unsigned int qid, unsigned int cq,
             } else if (!nonatomic) {
                 continue;
             } else if (type == DLB2_SCHED_ORDERED &&
-                       ((s->sn_bad & (1u << qid)) ||
-                        q->sn_busy >= dlb2_num_sns(s, qid))) {
-                /* A bad SN slot, or no SN free: CHOICE. */
+                       (s->sn_bad & (1u << qid))) {
+                /* A bad SN slot: CHOICE. */
+                dlb2_cfg_bad_used(s);
+                continue;
+            } else if (type == DLB2_SCHED_ORDERED &&
+                       q->sn_busy >= dlb2_num_sns(s, qid)) {
+                /* No SN free: CHOICE. */
                 continue;
             }
             *bin_out = bin;
@@ -490,7 +494,13 @@ static bool dlb2_sched_ldb_queue(DLB2State *s, unsigned int qid)
         uint8_t slots;
         DLB2QE *qe;
 
-        if (!(cqs & (1ull << cq)) || !dlb2_ldb_cq_ready(s, cq)) {
+        if (!(cqs & (1ull << cq))) {
+            continue;
+        }
+        if (s->hl_bad & (1ull << cq)) {
+            dlb2_cfg_bad_used(s);   /* a QE waits for this CQ */
+        }
+        if (!dlb2_ldb_cq_ready(s, cq)) {
             continue;
         }
         qe = dlb2_pick_for_cq(s, qid, cq, &slots, &bin);

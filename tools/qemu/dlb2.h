@@ -280,6 +280,7 @@ struct DLB2State {
     bool cfg_dirty;
     uint64_t hl_bad;
     uint32_t sn_bad;
+    bool cfg_bad_logged;        /* dlb2_cfg_bad_used() logged them */
 };
 
 static inline DLB2Port *dlb2_port(DLB2State *s, bool is_ldb, unsigned int port)
@@ -315,6 +316,7 @@ bool dlb2_hl_windows_overlap(DLB2State *s, unsigned int a, unsigned int b);
 /* dlb2-map.c */
 bool dlb2_reg_affects_cfg(DLB2RegId id);
 void dlb2_cfg_check(DLB2State *s);
+void dlb2_cfg_bad_used(DLB2State *s);
 bool dlb2_map_write(DLB2State *s, DLB2RegId id, unsigned int idx,
                     uint32_t *val);
 uint64_t dlb2_qid_cqs(DLB2State *s, unsigned int qid);
