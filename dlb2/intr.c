@@ -130,6 +130,39 @@ static void wake_ports(struct dlb2 *dlb2, u32 off, struct dlb2_port **ports,
 		wake(READ_ONCE(ports[first + bit]));
 }
 
+/*
+ * Acknowledge vector 1 with Intel's workaround for hardware erratum
+ * CSSY-1650, "lost MSI-X interrupts" (facts §8.1): a CQ interrupt that
+ * became due while the vector was unacknowledged can be lost by a plain
+ * write of SYS_MSIX_ACK.  With the vector masked in the MSI-X table and
+ * SYS_MSIX_PASSTHRU set, the acknowledgment hands such an interrupt to the
+ * MSI-X logic, which holds it pending until the mask is cleared.  The final
+ * read flushes the posted writes, the unmask included.
+ *
+ * Locking: called only from dlb2_cq_isr(), which the IRQ core never runs
+ * on two CPUs at once, so the sequence does not interleave with itself.
+ * Nothing else writes SYS_MSIX_PASSTHRU, and the alarm handler's
+ * acknowledgment sets only bit 0 of the write-one-to-clear SYS_MSIX_ACK.
+ * The vector control word is shared with the PCI/MSI core, which masks the
+ * vector under the IRQ descriptor's lock (shutdown, message updates): the
+ * word read here is written back, instead of a plain 0 as in Intel's
+ * drivers, so that a mask the core set stays and the reserved bits are
+ * preserved as PCI requires; a core update within these few accesses is
+ * not excluded, as in Intel's drivers.
+ */
+static void dlb2_ack_cq_vector(struct dlb2 *dlb2)
+{
+	void __iomem *ctrl = dlb2->func_base + DLB2_MSIX_VECTOR_CTRL(DLB2_INT_CQ);
+	u32 saved = ioread32(ctrl);
+
+	iowrite32(saved | DLB2_MSIX_VECTOR_CTRL_MASK, ctrl);
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_PASSTHRU(dlb2->ver), BIT(DLB2_INT_CQ));
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(dlb2->ver), BIT(DLB2_INT_CQ));
+	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_PASSTHRU(dlb2->ver), 0);
+	iowrite32(saved, ctrl);
+	dlb2_flush_csr(dlb2);
+}
+
 static irqreturn_t dlb2_cq_isr(int irq, void *data)
 {
 	struct dlb2 *dlb2 = data;
@@ -156,7 +189,7 @@ static irqreturn_t dlb2_cq_isr(int irq, void *data)
 			wake(port);
 		}
 	}
-	dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_ACK(dlb2->ver), BIT(DLB2_INT_CQ));
+	dlb2_ack_cq_vector(dlb2);
 	return IRQ_HANDLED;
 }
 

@@ -293,6 +293,10 @@
 #define DLB2_LDB_PP_OFFS(id)			(0x2100000 + (id) * 0x1000)
 #define DLB2_PP_SIZE_BYTES			0x1000
 
+/* FUNC BAR: the MSI-X table's vector control words (facts §1.3, Appendix B) */
+#define DLB2_MSIX_VECTOR_CTRL(x)		(0x100000c + (x) * 0x10)
+#define DLB2_MSIX_VECTOR_CTRL_MASK		BIT(0)
+
 /* MSI-X: vector 0 = service interrupt, vector 1 = all CQs (compressed mode). */
 #define DLB2_PF_NUM_COMPRESSED_MODE_VECTORS	2
 #define DLB2_INT_ALARM				0

@@ -11,6 +11,9 @@
  * 1 + SYS_*_CQ_ISR.VECTOR, INFERRED (facts §1.4).  Vectors 0 and 1 are not
  * sent again until software acknowledges them in SYS_MSIX_ACK, INFERRED
  * (facts §8.1); an event meanwhile is sent on the acknowledgement, CHOICE.
+ * With msix-erratum=on, vector 1 has the "lost MSI-X interrupts" erratum
+ * whose workaround the drivers apply, FACT (facts §8.1), in the form
+ * dlb2_msix_ack() gives it, CHOICE.
  */
 #include "qemu/osdep.h"
 #include "hw/pci/msix.h"
@@ -53,8 +56,21 @@ static void dlb2_msix_send(DLB2State *s, unsigned int vec)
     }
 }
 
+/*
+ * SYS_MSIX_ACK, write one to clear: FACT (facts §8.1).  An event that came
+ * while the vector was latched is sent now, CHOICE; with msix-erratum=on
+ * (CSSY-1650, "lost MSI-X interrupts", FACT, facts §8.1: its name and the
+ * workaround) the form of the bug is a CHOICE: vector 1's event is lost
+ * unless SYS_MSIX_PASSTHRU bit 1 is set during the acknowledgement, when it
+ * goes to the MSI-X logic, which keeps it pending while the drivers'
+ * workaround has the vector masked and sends it on the unmask.  Vector 0
+ * has no erratum, CHOICE (the drivers work around vector 1 only, facts §8.1).
+ * Without the erratum SYS_MSIX_PASSTHRU is stored, not used, INFERRED
+ * (facts §8.1: "PASSTHRU as storage").
+ */
 void dlb2_msix_ack(DLB2State *s, uint32_t val)
 {
+    uint32_t passthru = dlb2_reg(s, DLB2_R_SYS_MSIX_PASSTHRU, 0);
     unsigned int v;
 
     for (v = 0; v < 2; v++) {
@@ -62,10 +78,15 @@ void dlb2_msix_ack(DLB2State *s, uint32_t val)
             continue;
         }
         s->vec_latched[v] = false;
-        if (s->vec_deferred[v]) {
-            s->vec_deferred[v] = false;
-            dlb2_msix_send(s, v);
+        if (!s->vec_deferred[v]) {
+            continue;
         }
+        s->vec_deferred[v] = false;
+        if (v == DLB2_VEC_CQ && s->msix_erratum && !(passthru & (1u << v))) {
+            trace_dlb2_msix_lost(v);
+            continue;
+        }
+        dlb2_msix_send(s, v);
     }
 }
 

@@ -134,6 +134,7 @@ static void dlb2_reset(DeviceState *dev)
 static Property dlb2_properties[] = {
     DEFINE_PROP_STRING("version", DLB2State, version_str),
     DEFINE_PROP_BOOL("sync-sched", DLB2State, sync_sched, false),
+    DEFINE_PROP_BOOL("msix-erratum", DLB2State, msix_erratum, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -230,6 +230,7 @@ struct DLB2State {
     /* Properties */
     char *version_str;
     bool sync_sched;            /* schedule inside the MMIO write (debug) */
+    bool msix_erratum;          /* "msix-erratum": CSSY-1650 (dlb2-irq.c) */
     bool off_bus;               /* "off-bus": a surprise removal (dlb2.c) */
     bool stuck_tokens;          /* "stuck-tokens": a fault (dlb2.c) */
 

@@ -47,6 +47,7 @@ static inline void wr(DLB2Dev *t, uint32_t off, uint32_t val)
 #define SYS_TOTAL_CREDITS           0x10000100
 #define SYS_INGRESS_ALARM_ENBL      0x10000300
 #define SYS_MSIX_ACK                0x10000400
+#define SYS_MSIX_PASSTHRU           0x10000404
 #define SYS_MSIX_MODE               0x10000408
 #define SYS_DIR_OCC_INT_STS0        0x10000440
 #define SYS_LDB_OCC_INT_STS0        0x10000460
@@ -128,6 +129,8 @@ static inline void wr(DLB2Dev *t, uint32_t off, uint32_t val)
 /* FUNC BAR offsets */
 #define PP_DIR(p)                   (0x2000000 + (p) * 0x1000)
 #define PP_LDB(p)                   (0x2100000 + (p) * 0x1000)
+#define MSIX_TABLE                  0x1000000   /* 16 bytes per entry */
+#define MSIX_VECTOR_CTRL(v)         (MSIX_TABLE + (v) * 16 + 12)
 #define MSIX_PBA                    0x1001000
 
 /* HCW commands (byte 15) and scheduling types (byte 11 bits 1:0). */

@@ -715,6 +715,120 @@ static void test_cq_interrupt(const void *data)
     t_end(q);
 }
 
+/*
+ * The MSI-X acknowledgement of vector 1 and the "lost MSI-X interrupts"
+ * erratum (CSSY-1650, facts §8.1), which the model has with
+ * msix-erratum=on.  Vector 1 writes MSI_DATA to MSI_ADDR in guest memory,
+ * unmasked.  Port 4's interrupt is sent and, before software acknowledges
+ * it, port 5's becomes due: the device holds it back until the
+ * acknowledgement.  Then software acknowledges, plainly (SYS_MSIX_ACK
+ * alone) or with the drivers' workaround: mask vector 1, set
+ * SYS_MSIX_PASSTHRU bit 1, acknowledge, clear PASSTHRU, unmask, read.
+ */
+#define MSI_ADDR    0x3000000ull
+#define MSI_DATA    0x4711
+
+/* Was vector 1's message written since the last look?  Clears it. */
+static bool msi_seen(T *q)
+{
+    uint32_t v;
+
+    qt_settle(&q->d);
+    v = qtest_readl(q->qts, MSI_ADDR);
+    qtest_writel(q->qts, MSI_ADDR, 0);
+    return v == MSI_DATA;
+}
+
+static void msix_ack_case(const void *data, bool erratum, bool workaround)
+{
+    T *q = t_start(data, erratum ? "-global dlb2.msix-erratum=on" : NULL);
+    DLB2Dev *t = &q->d;
+    unsigned int p;
+
+    msix_enable(t);
+    qtest_writel(q->qts, BAR0_ADDR + MSIX_TABLE + 16, (uint32_t)MSI_ADDR);
+    qtest_writel(q->qts, BAR0_ADDR + MSIX_TABLE + 16 + 4, MSI_ADDR >> 32);
+    qtest_writel(q->qts, BAR0_ADDR + MSIX_TABLE + 16 + 8, MSI_DATA);
+    qtest_writel(q->qts, BAR0_ADDR + MSIX_VECTOR_CTRL(1), 0);  /* unmask */
+    qtest_writel(q->qts, MSI_ADDR, 0);
+    wr(t, SYS_MSIX_MODE, 1);                    /* compressed */
+    for (p = 4; p <= 5; p++) {
+        dir_pair(t, 0, p, 8, cq_addr(t, false, p));
+        wr(t, CHP_DIR_CQ_INT_DEPTH_THRSH(p), 0);    /* fire at 1 QE */
+        wr(t, CHP_DIR_CQ_INT_ENB(p), 2);            /* EN_DEPTH */
+        wr(t, SYS_DIR_CQ_ISR(p), 2 << 10);          /* MSI-X */
+    }
+    set_credits(t, 0, 0, 8);
+    start(t, 0, 0, 3ull << 4);
+    hcw(t, PP_DIR(4), ARM, 0, 0, 0, 0, 0);
+    hcw(t, PP_DIR(5), ARM, 0, 0, 0, 0, 0);
+
+    hcw(t, PP_DIR(4), NEW, 4, DIRECTED, 0, 0, 1);
+    g_assert(msi_seen(q));
+    /* The handler: status read and cleared, then port 5's becomes due. */
+    g_assert_cmphex(rd(t, SYS_DIR_OCC_INT_STS0), ==, 1u << 4);
+    wr(t, SYS_DIR_OCC_INT_STS0, 1u << 4);
+    hcw(t, PP_DIR(5), NEW, 5, DIRECTED, 0, 0, 2);
+    g_assert_cmphex(rd(t, SYS_DIR_OCC_INT_STS0), ==, 1u << 5);
+    g_assert(!msi_seen(q));                     /* held: not acknowledged */
+
+    if (workaround) {
+        qtest_writel(q->qts, BAR0_ADDR + MSIX_VECTOR_CTRL(1), 1);
+        wr(t, SYS_MSIX_PASSTHRU, 2);
+        wr(t, SYS_MSIX_ACK, 2);
+        /* Sent to the MSI-X logic, pending while the vector is masked. */
+        g_assert(!msi_seen(q));
+        g_assert_cmphex(qtest_readl(q->qts, BAR0_ADDR + MSIX_PBA) & 2, ==, 2);
+        wr(t, SYS_MSIX_PASSTHRU, 0);
+        qtest_writel(q->qts, BAR0_ADDR + MSIX_VECTOR_CTRL(1), 0);
+        rd(t, SYS_TOTAL_VAS);                   /* flush */
+        g_assert(msi_seen(q));
+        g_assert_cmphex(qtest_readl(q->qts, BAR0_ADDR + MSIX_PBA) & 2, ==, 0);
+    } else if (erratum) {
+        wr(t, SYS_MSIX_ACK, 2);
+        /* Lost: not sent, not pending; only the status bit tells. */
+        g_assert(!msi_seen(q));
+        qtest_clock_step(q->qts, 1000000);
+        g_assert(!msi_seen(q));
+        g_assert_cmphex(qtest_readl(q->qts, BAR0_ADDR + MSIX_PBA) & 2, ==, 0);
+        g_assert_cmphex(rd(t, SYS_DIR_OCC_INT_STS0), ==, 1u << 5);
+    } else {
+        wr(t, SYS_MSIX_ACK, 2);
+        g_assert(msi_seen(q));
+    }
+    /* Either way the latch is clear: the next interrupt is sent. */
+    wr(t, SYS_DIR_OCC_INT_STS0, 1u << 5);
+    wr(t, SYS_MSIX_ACK, 2);
+    hcw(t, PP_DIR(4), ARM, 0, 0, 0, 0, 0);      /* CQ 4 holds 1: fires */
+    g_assert(msi_seen(q));
+    g_assert_cmphex(rd(t, SYS_DIR_OCC_INT_STS0), ==, 1u << 4);
+    t_end(q);
+}
+
+/* msix-erratum=off: the held interrupt is sent on a plain acknowledgement. */
+static void test_msix_ack(const void *data)
+{
+    msix_ack_case(data, false, false);
+}
+
+/* msix-erratum=off: and with the workaround, on the unmask. */
+static void test_msix_ack_workaround(const void *data)
+{
+    msix_ack_case(data, false, true);
+}
+
+/* msix-erratum=on: a plain acknowledgement loses the held interrupt. */
+static void test_msix_erratum_lost(const void *data)
+{
+    msix_ack_case(data, true, false);
+}
+
+/* msix-erratum=on: the drivers' workaround delivers it, on the unmask. */
+static void test_msix_erratum_workaround(const void *data)
+{
+    msix_ack_case(data, true, true);
+}
+
 #include "dlb2-test-strict.c.inc"
 
 int main(int argc, char **argv)
@@ -738,6 +852,10 @@ int main(int argc, char **argv)
         { "domain-isolation", test_domain_isolation },
         { "sparse", test_sparse },
         { "cq-interrupt", test_cq_interrupt },
+        { "msix-ack", test_msix_ack },
+        { "msix-ack-workaround", test_msix_ack_workaround },
+        { "msix-erratum-lost", test_msix_erratum_lost },
+        { "msix-erratum-workaround", test_msix_erratum_workaround },
         { "balance", test_balance },
         { "map-registers", test_map_registers },
         { "depth-select-mismatch", test_depth_select_mismatch },
