@@ -116,8 +116,8 @@ static void dlb2_post(DLB2State *s, GQueue *q, DLB2Posted *p, uint32_t ns)
     p->due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns;
     p->seq = s->posted_seq++;
     g_queue_push_tail(q, p);
-    if (!timer_pending(s->delay_timer)) {
-        dlb2_delay_arm(s);
+    if (!s->in_delay) {
+        dlb2_delay_arm(s);  /* the other stream's head may be due later */
     }
 }
 
