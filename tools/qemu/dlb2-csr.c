@@ -372,6 +372,8 @@ static uint64_t dlb2_csr_read(void *opaque, hwaddr addr, unsigned size)
     if (s->off_bus) {
         return UINT32_MAX;  /* no completer: the root port answers ones */
     }
+    dlb2_delay_due(s);
+    dlb2_csr_flush(s);      /* a read flushes posted writes (dlb2-delay.c) */
     dlb2_schedule_overdue(s);
     if (!dlb2_reg_lookup(s, addr, &id, &idx)) {
         val = GPOINTER_TO_UINT(g_hash_table_lookup(s->unknown_regs,
@@ -390,17 +392,12 @@ static uint64_t dlb2_csr_read(void *opaque, hwaddr addr, unsigned size)
     return val;
 }
 
-static void dlb2_csr_write(void *opaque, hwaddr addr, uint64_t val64,
-                           unsigned size)
+/* A CSR write takes effect: now, or later with csr-write-delay. */
+void dlb2_csr_apply(DLB2State *s, hwaddr addr, uint32_t val)
 {
-    DLB2State *s = opaque;
-    uint32_t val = val64;
     unsigned int idx;
     DLB2RegId id;
 
-    if (s->off_bus) {
-        return;
-    }
     if (!dlb2_reg_lookup(s, addr, &id, &idx)) {
         qemu_log_mask(LOG_UNIMP, "dlb2: write of unknown CSR 0x%" HWADDR_PRIx
                       " = 0x%x\n", addr, val);
@@ -431,6 +428,20 @@ static void dlb2_csr_write(void *opaque, hwaddr addr, uint64_t val64,
     }
     /* A configuration change may make waiting QEs schedulable. */
     dlb2_schedule(s);
+}
+
+static void dlb2_csr_write(void *opaque, hwaddr addr, uint64_t val64,
+                           unsigned size)
+{
+    DLB2State *s = opaque;
+
+    if (s->off_bus) {
+        return;
+    }
+    dlb2_delay_due(s);
+    if (!dlb2_csr_post(s, addr, val64)) {
+        dlb2_csr_apply(s, addr, val64);
+    }
 }
 
 const MemoryRegionOps dlb2_csr_ops = {

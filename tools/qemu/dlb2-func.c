@@ -25,7 +25,12 @@ static uint64_t dlb2_pp_read(void *opaque, hwaddr addr, unsigned size)
 {
     DLB2State *s = opaque;
 
-    return s->off_bus ? MAKE_64BIT_MASK(0, size * 8) : 0;
+    if (s->off_bus) {
+        return MAKE_64BIT_MASK(0, size * 8);
+    }
+    dlb2_delay_due(s);
+    dlb2_csr_flush(s);      /* a read flushes posted writes (dlb2-delay.c) */
+    return 0;
 }
 
 static void dlb2_hcw_decode(const uint8_t *b, DLB2HCW *hcw)
@@ -55,6 +60,7 @@ static void dlb2_pp_write(void *opaque, hwaddr addr, uint64_t val,
     }
     trace_dlb2_pp_write(is_ldb ? "ldb" : "dir", port, addr & 0xfff, size, val);
     dlb2_schedule_overdue(s);
+    dlb2_delay_due(s);
     if (port >= (is_ldb ? DLB2_NUM_LDB_PORTS : dlb2_num_dir_ports(s->ver)) ||
         off + size > 16) {
         return;     /* no such port, or across two HCWs: dropped, CHOICE */
@@ -72,7 +78,9 @@ static void dlb2_pp_write(void *opaque, hwaddr addr, uint64_t val,
     }
     p->staged_mask = 0;
     dlb2_hcw_decode(p->staged, &hcw);
-    dlb2_hcw_process(s, is_ldb, port, &hcw);
+    if (!dlb2_ingress_post(s, is_ldb, port, &hcw)) {
+        dlb2_hcw_process(s, is_ldb, port, &hcw);
+    }
 }
 
 const MemoryRegionOps dlb2_pp_ops = {

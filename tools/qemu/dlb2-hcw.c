@@ -214,9 +214,21 @@ void dlb2_hcw_process(DLB2State *s, bool is_ldb, unsigned int port,
         dlb2_return_tokens(s, is_ldb, port, (hcw->lock_id & 0x3ff) + 1, hcw);
         break;
     case DLB2_CMD_ARM:
-        /* Arms, FACT (facts §4.4); returns no token, CHOICE (facts §11). */
+        /*
+         * Arms, FACT (facts §4.4).  Whether it also returns a token is
+         * UNKNOWN (facts §11), CHOICE: none by default; with arm-token=on
+         * one, as its token bit says (facts §3.1: DPDK's ARM is cq_token +
+         * qe_frag), popped before the arm: an ARM from a port that holds
+         * no token is an excess pop (EXCESS_TOKEN_POPS) and still arms.
+         */
+        if (s->arm_token) {
+            dlb2_return_tokens(s, is_ldb, port, 1, hcw);
+        }
         dlb2_port(s, is_ldb, port)->armed = true;
         dlb2_cq_irq_check(s, is_ldb, port);
+        if (s->arm_token) {
+            break;      /* the token may let the CQ take more */
+        }
         return;
     case DLB2_CMD_NEW:
     case DLB2_CMD_NEW_T:

@@ -19,6 +19,7 @@
 #include "qemu/osdep.h"
 #include "hw/pci/pci.h"
 #include "qemu/log.h"
+#include "qapi/error.h"
 #include "sysemu/qtest.h"
 #include "dlb2.h"
 #include "trace.h"
@@ -475,15 +476,34 @@ static void dlb2_deliver_ldb(DLB2State *s, unsigned int qid, unsigned int cq,
 }
 
 /*
- * Give one QE of LDB queue qid to the next CQ that can take it, round-robin
- * over the CQs mapped to the queue from the one served last (facts 7.3,
- * CHOICE).
+ * A number below n from the random arbitration's PRNG (xorshift64*,
+ * seeded from the "seed" property at every reset): deterministic given
+ * the seed and the accesses.
+ */
+static unsigned int dlb2_rand(DLB2State *s, unsigned int n)
+{
+    uint64_t x = s->rng;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    s->rng = x;
+    return ((x * 0x2545f4914f6cdd1dull) >> 32) % n;
+}
+
+/*
+ * Give one QE of LDB queue qid to a CQ that can take it (facts §7.3): which
+ * one, when several can, is UNKNOWN (facts §7.3, §11), CHOICE: with
+ * arbitration=rr (the default) the next one round-robin over the CQs
+ * mapped to the queue from the one served last; with arbitration=random
+ * one of them all, uniformly.
  */
 static bool dlb2_sched_ldb_queue(DLB2State *s, unsigned int qid)
 {
     DLB2LdbQueue *q = &s->ldb_queue[qid];
     uint64_t cqs;
-    unsigned int i, bin;
+    unsigned int i, bin, n = 0, pick_cq = 0, pick_bin = 0;
+    DLB2QE *pick = NULL;
 
     if (!(q->atomic + q->nonatomic)) {
         return false;
@@ -509,9 +529,45 @@ static bool dlb2_sched_ldb_queue(DLB2State *s, unsigned int qid)
                                           DLB2_R_LSP_CQ2PRIOV, cq), slots))) {
             continue;
         }
-        dlb2_deliver_ldb(s, qid, cq, qe, bin);
-        q->rr_cq = cq;
+        if (!s->arb_random) {
+            dlb2_deliver_ldb(s, qid, cq, qe, bin);
+            q->rr_cq = cq;
+            return true;
+        }
+        /* One of the n eligible CQs so far, each with chance 1/n. */
+        if (dlb2_rand(s, ++n) == 0) {
+            pick = qe;
+            pick_cq = cq;
+            pick_bin = bin;
+        }
+    }
+    if (pick) {
+        dlb2_deliver_ldb(s, qid, pick_cq, pick, pick_bin);
         return true;
+    }
+    return false;
+}
+
+/*
+ * arbitration=random: one QE from an LDB queue picked uniformly among
+ * those with waiting QEs, the next pick among those left when it cannot
+ * give one now.  CHOICE (dlb2_schedule_now()).
+ */
+static bool dlb2_sched_ldb_random(DLB2State *s)
+{
+    unsigned int qids[DLB2_NUM_LDB_QUEUES], n = 0, qid, i;
+
+    for (qid = 0; qid < DLB2_NUM_LDB_QUEUES; qid++) {
+        if (s->ldb_queue[qid].atomic + s->ldb_queue[qid].nonatomic) {
+            qids[n++] = qid;
+        }
+    }
+    while (n) {
+        i = dlb2_rand(s, n);
+        if (dlb2_sched_ldb_queue(s, qids[i])) {
+            return true;
+        }
+        qids[i] = qids[--n];
     }
     return false;
 }
@@ -589,10 +645,21 @@ void dlb2_schedule_now(DLB2State *s)
                 progress |= dlb2_sched_dir(s, p);
             }
             /*
-             * Directed queues first, then one QE per LDB queue per round,
-             * queues visited round-robin: CHOICE.
+             * Directed queues first, then up to one QE per LDB queue per
+             * round.  Which queue a CQ serves among its slots of equal
+             * priority is round-robin, INFERRED (facts §7.2), but how is
+             * not known, CHOICE: with arbitration=rr the queues are
+             * visited round-robin, one QE each; with arbitration=random
+             * each QE comes from a queue picked at random.
              */
             for (p = 0; s->ldb_waiting && p < DLB2_NUM_LDB_QUEUES; p++) {
+                if (s->arb_random) {
+                    if (!dlb2_sched_ldb_random(s)) {
+                        break;
+                    }
+                    progress = true;
+                    continue;
+                }
                 progress |= dlb2_sched_ldb_queue(s, (s->rr_qid + p) %
                                                     DLB2_NUM_LDB_QUEUES);
             }
@@ -651,6 +718,21 @@ static void dlb2_qe_list_free(DLB2QEList *l)
         QTAILQ_REMOVE(l, qe, next);
         g_free(qe);
     }
+}
+
+/* The "arbitration" property: rr (the default) or random. */
+bool dlb2_sched_parse(DLB2State *s, Error **errp)
+{
+    if (!s->arbitration_str || !strcmp(s->arbitration_str, "rr")) {
+        s->arb_random = false;
+    } else if (!strcmp(s->arbitration_str, "random")) {
+        s->arb_random = true;
+    } else {
+        error_setg(errp, "dlb2: arbitration must be rr or random, not '%s'",
+                   s->arbitration_str);
+        return false;
+    }
+    return true;
 }
 
 void dlb2_sched_init(DLB2State *s)
@@ -786,6 +868,8 @@ void dlb2_sched_reset(DLB2State *s)
     s->ldb_sched_total = s->dir_sched_total = 0;
     s->dir_waiting = s->ldb_waiting = 0;
     s->rr_qid = 0;
+    /* Never 0, which xorshift would keep. */
+    s->rng = ((uint64_t)s->seed + 1) * 0x9e3779b97f4a7c15ull;
 }
 
 void dlb2_sched_fini(DLB2State *s)

@@ -71,7 +71,7 @@ static void dlb2_realize(PCIDevice *pdev, Error **errp)
                                PCI_BASE_ADDRESS_MEM_TYPE_64 |
                                PCI_BASE_ADDRESS_MEM_PREFETCH;
 
-    if (!dlb2_parse_version(s, errp)) {
+    if (!dlb2_parse_version(s, errp) || !dlb2_sched_parse(s, errp)) {
         return;
     }
     /* IDs: FACT (facts §1.1); subsystem ID = device ID: CHOICE. */
@@ -105,6 +105,7 @@ static void dlb2_realize(PCIDevice *pdev, Error **errp)
     }
     dlb2_csr_init(s);
     dlb2_sched_init(s);
+    dlb2_delay_init(s);
     trace_dlb2_realize(s->ver == DLB2_V2_5 ? "2.5" : "2.0");
 }
 
@@ -112,6 +113,7 @@ static void dlb2_exit(PCIDevice *pdev)
 {
     DLB2State *s = DLB2(pdev);
 
+    dlb2_delay_fini(s);
     dlb2_sched_fini(s);
     dlb2_csr_fini(s);
     msix_uninit(pdev, &s->func_bar, &s->func_bar);
@@ -127,6 +129,7 @@ static void dlb2_reset(DeviceState *dev)
     DLB2State *s = DLB2(dev);
 
     trace_dlb2_reset();
+    dlb2_delay_reset(s);
     dlb2_csr_reset(s);
     dlb2_sched_reset(s);
 }
@@ -135,6 +138,12 @@ static Property dlb2_properties[] = {
     DEFINE_PROP_STRING("version", DLB2State, version_str),
     DEFINE_PROP_BOOL("sync-sched", DLB2State, sync_sched, false),
     DEFINE_PROP_BOOL("msix-erratum", DLB2State, msix_erratum, false),
+    /* Behaviours the facts leave open (dlb2.h; CHOICE rows of the doc). */
+    DEFINE_PROP_STRING("arbitration", DLB2State, arbitration_str),
+    DEFINE_PROP_UINT32("seed", DLB2State, seed, 1),
+    DEFINE_PROP_BOOL("arm-token", DLB2State, arm_token, false),
+    DEFINE_PROP_UINT32("ingress-delay", DLB2State, ingress_delay_ns, 0),
+    DEFINE_PROP_UINT32("csr-write-delay", DLB2State, csr_delay_ns, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -282,6 +282,23 @@ struct DLB2State {
     uint64_t hl_bad;
     uint32_t sn_bad;
     bool cfg_bad_logged;        /* dlb2_cfg_bad_used() logged them */
+
+    /*
+     * Behaviours the facts leave open, each a property (dlb2.c) and a
+     * CHOICE row of Documentation/qemu-dlb2-model.rst; the defaults are
+     * the model's behaviour before they were properties.
+     */
+    char *arbitration_str;      /* "arbitration": rr or random */
+    bool arb_random;
+    uint32_t seed;              /* "seed" of the random arbitration */
+    uint64_t rng;               /* its xorshift state, seeded at reset */
+    bool arm_token;             /* "arm-token": ARM returns a token */
+    uint32_t ingress_delay_ns;  /* "ingress-delay" (dlb2-delay.c) */
+    uint32_t csr_delay_ns;      /* "csr-write-delay" (dlb2-delay.c) */
+    QEMUTimer *delay_timer;
+    GQueue *posted_hcws, *posted_csrs;
+    uint64_t posted_seq;
+    bool in_delay;
 };
 
 static inline DLB2Port *dlb2_port(DLB2State *s, bool is_ldb, unsigned int port)
@@ -294,8 +311,19 @@ void dlb2_csr_init(DLB2State *s);
 void dlb2_csr_reset(DLB2State *s);
 void dlb2_csr_fini(DLB2State *s);
 uint32_t dlb2_reg(DLB2State *s, DLB2RegId id, unsigned int idx);
+void dlb2_csr_apply(DLB2State *s, hwaddr addr, uint32_t val);
 void dlb2_reg_set(DLB2State *s, DLB2RegId id, unsigned int idx, uint32_t val);
 extern const MemoryRegionOps dlb2_csr_ops;
+
+/* dlb2-delay.c */
+void dlb2_delay_init(DLB2State *s);
+void dlb2_delay_reset(DLB2State *s);
+void dlb2_delay_fini(DLB2State *s);
+void dlb2_delay_due(DLB2State *s);
+void dlb2_csr_flush(DLB2State *s);
+bool dlb2_ingress_post(DLB2State *s, bool is_ldb, unsigned int port,
+                       const DLB2HCW *hcw);
+bool dlb2_csr_post(DLB2State *s, hwaddr addr, uint32_t val);
 
 /* dlb2-func.c */
 extern const MemoryRegionOps dlb2_pp_ops;
@@ -332,6 +360,7 @@ void dlb2_sn_oldest_set(DLB2State *s, unsigned int qid, unsigned int sn);
 bool dlb2_cq_depths_agree(DLB2State *s, bool is_ldb, unsigned int port);
 
 /* dlb2-sched.c */
+bool dlb2_sched_parse(DLB2State *s, Error **errp);
 void dlb2_sched_init(DLB2State *s);
 void dlb2_sched_reset(DLB2State *s);
 void dlb2_sched_fini(DLB2State *s);

@@ -85,11 +85,43 @@ static void map_bars(T *t)
                        cmd | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 }
 
+/*
+ * The model's rr arbitration (arbitration=rr, its default), named by the
+ * tests whose assertions of which CQ or queue comes next are that option's,
+ * not hardware's: which of several eligible CQs gets a QE, and in which
+ * order a CQ serves queues of equal slot priority, the facts leave open
+ * (facts §7.2, §7.3).  The test random-arbitration checks what holds under
+ * any arbitration.
+ */
+#define RR "-global dlb2.arbitration=rr"
+
+/*
+ * DLB2_QTEST_PROPS="arbitration=random,seed=7": the model's properties for
+ * every test, before the test's own (RR above wins), to run the suite with
+ * other choices.
+ */
+static char *env_props(void)
+{
+    const char *e = getenv("DLB2_QTEST_PROPS");
+    g_auto(GStrv) props = NULL;
+    GString *g = g_string_new("");
+    unsigned int i;
+
+    props = g_strsplit(e ? e : "", ",", -1);
+    for (i = 0; props[i]; i++) {
+        if (*props[i]) {
+            g_string_append_printf(g, " -global dlb2.%s", props[i]);
+        }
+    }
+    return g_string_free(g, false);
+}
+
 /* A device still powered off (CM_CFG_PM_PMCSR_DISABLE = 1). */
 static T *t_start_off(const void *data, const char *extra)
 {
     T *q = g_new0(T, 1);
     DLB2Dev *t = &q->d;
+    g_autofree char *props = env_props();
 
     t->v25 = GPOINTER_TO_INT(data);
     t->ndir = t->v25 ? 96 : 64;
@@ -98,8 +130,8 @@ static T *t_start_off(const void *data, const char *extra)
     t->func_wq = qt_func_wq;
     t->mem_rd = qt_mem_rd;
     q->qts = qtest_initf("-machine q35 -nodefaults "
-                         "-device dlb2,version=%s,addr=04.0 %s",
-                         t->v25 ? "2.5" : "2.0", extra ? extra : "");
+                         "-device dlb2,version=%s,addr=04.0%s %s",
+                         t->v25 ? "2.5" : "2.0", props, extra ? extra : "");
     q->bus = qpci_new_pc(q->qts, NULL);
     q->dev = qpci_device_find(q->bus, DLB2_DEVFN);
     g_assert(q->dev);
@@ -288,10 +320,13 @@ static void test_byte_writes(const void *data)
     t_end(q);
 }
 
-/* Unordered QEs spread over the CQs mapped to the queue, none lost. */
+/*
+ * Unordered QEs spread over the CQs mapped to the queue, none lost.  That
+ * both CQs get some is the rr option's (RR).
+ */
 static void test_unordered(const void *data)
 {
-    T *q = t_start(data, NULL);
+    T *q = t_start(data, RR);
     DLB2Dev *t = &q->d;
     CQ cq[2] = { cq_of(cq_addr(t, true, 0), 64, false),
                  cq_of(cq_addr(t, true, 7), 64, false) };
@@ -332,11 +367,12 @@ static void test_unordered(const void *data)
 /*
  * Atomic: a flow is never in two CQs at once.  Random completions over n
  * QEs of 8 flows on 3 CQs; each QE carries (flow, sequence) so per-flow
- * order is checked too.
+ * order is checked too.  That idle flows move to another CQ is the rr
+ * option's (RR).
  */
 static void test_atomic(const void *data)
 {
-    T *q = t_start(data, NULL);
+    T *q = t_start(data, RR);
     DLB2Dev *t = &q->d;
     enum { NCQ = 3, NFLOW = 8 };
     unsigned int ports[NCQ] = { 1, 2, 3 }, n = test_qes(20000), sent = 0;
@@ -462,10 +498,13 @@ static void test_ordered(const void *data)
     t_end(q);
 }
 
-/* Slot priority first, then QE priority within the queue. */
-static void test_priority(const void *data)
+/*
+ * Slot priority first, then QE priority within the queue: FACT (facts
+ * §7.2), whatever the arbitration (random-arbitration runs it too).
+ */
+static void priority_run(const void *data, const char *extra)
 {
-    T *q = t_start(data, NULL);
+    T *q = t_start(data, extra);
     DLB2Dev *t = &q->d;
     CQ cq = cq_of(cq_addr(t, true, 10), 16, false);
     uint64_t want[] = { 30, 31, 20, 21, 10 };
@@ -495,13 +534,19 @@ static void test_priority(const void *data)
     t_end(q);
 }
 
+static void test_priority(const void *data)
+{
+    priority_run(data, NULL);
+}
+
 /*
  * Slot priorities 2k and 2k+1 are one level (facts §7.2: the lowest bit is
- * ignored): a queue at slot priority 3 is not starved by one at 2.
+ * ignored): a queue at slot priority 3 is not starved by one at 2.  That
+ * the two alternate is the rr option's (RR).
  */
 static void test_priority_levels(const void *data)
 {
-    T *q = t_start(data, NULL);
+    T *q = t_start(data, RR);
     DLB2Dev *t = &q->d;
     CQ cq = cq_of(cq_addr(t, true, 10), 16, false);
     unsigned int i, from0 = 0;
@@ -830,6 +875,7 @@ static void test_msix_erratum_workaround(const void *data)
 }
 
 #include "dlb2-test-strict.c.inc"
+#include "dlb2-test-props.c.inc"
 
 int main(int argc, char **argv)
 {
@@ -869,6 +915,9 @@ int main(int argc, char **argv)
         { "async", test_async },
         { "cq-function", test_cq_function },
         { "queue-valid", test_queue_valid },
+        { "random-arbitration", test_random_arbitration },
+        { "arm-token", test_arm_token },
+        { "posted-writes", test_posted_writes },
     };
     unsigned int v, i;
 
