@@ -22,6 +22,9 @@
 #include "hw.h"
 #include "regs.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 #define DLB2_READY_TIMEOUT_US	(1000 * USEC_PER_MSEC)
 #define DLB2_READY_POLL_US	(1 * USEC_PER_MSEC)
 
