@@ -33,6 +33,7 @@
 #include <linux/idr.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -1412,6 +1413,22 @@ void dlb2_configfs_reset(struct dlb2 *dlb2)
 	mutex_unlock(&dev->lock);
 	release_all(dlb2, &revoked);
 	cancel_delayed_work_sync(&dlb2->pending_work);
+}
+
+/**
+ * dlb2_configfs_dump() - the configfs domains of a device, for debugfs
+ * @dlb2: the device; its device lock held
+ * @m: where to print "configfs <domain> id=<id> status=\"<status>\"" lines
+ */
+void dlb2_configfs_dump(struct dlb2 *dlb2, struct seq_file *m)
+{
+	struct dlb2_cfs_domain *dom;
+
+	lockdep_assert_held(dlb2->lock);
+	list_for_each_entry(dom, &dlb2->cfs->domains, node)
+		seq_printf(m, "configfs %s id=%d status=\"%s\"\n",
+			   config_item_name(&dom->group.cg_item),
+			   dom->hw ? (int)dom->hw->res.id : -1, dom->status);
 }
 
 int dlb2_configfs_init(void)

@@ -463,6 +463,28 @@ static unsigned int p2p_unmap_revoked(struct dlb2_p2p *p2p)
 }
 
 /**
+ * dlb2_p2p_count() - how many pins a port has, for debugfs
+ * @port: the port
+ * @revoked: set to how many of them are revoked
+ *
+ * Return: the number of pins not yet put.
+ */
+unsigned int dlb2_p2p_count(struct dlb2_port *port, unsigned int *revoked)
+{
+	struct dlb2_p2p *p2p;
+	unsigned int n = 0;
+
+	*revoked = 0;
+	mutex_lock(&port->p2p_lock);
+	list_for_each_entry(p2p, &port->p2p, node) {
+		n++;
+		*revoked += p2p->revoked;
+	}
+	mutex_unlock(&port->p2p_lock);
+	return n;
+}
+
+/**
  * dlb2_p2p_revoke_all() - tell every holder of a port's pins it goes away
  * @port: a port dlb2_port_kill() marked dead, or whose file is being
  *	  released; the caller holds a reference on it
