@@ -67,7 +67,10 @@
  * read dlb2.state and dlb2.res take the device lock inside kernfs's
  * active reference, and are removed by the driver core outside it; the
  * statistics devices of a domain (sysfs.c), unregistered under the device
- * lock (device_del() waits for their show()), take no lock.
+ * lock (device_del() waits for their show()), take no lock.  debugfs:
+ * the dump (debugfs.c) takes the device lock, then each port's p2p_lock
+ * and lock, inside debugfs's reference on the file, which remove drops
+ * (debugfs_remove_recursive()) with no dlb2 lock held.
  *
  * Holders' callbacks.  The revoke callbacks of a port's P2P holders
  * (dlb2_p2p_get() pins, peer-memory MRs through peermem_dlb, dma-bufs
