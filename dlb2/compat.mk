@@ -21,3 +21,6 @@ endif
 ifneq ($(shell grep -s 'void __iomem \*pcim_iomap_region' $(srctree)/include/linux/pci.h),)
 ccflags-y += -DDLB2_HAVE_PCIM_IOMAP_REGION
 endif
+ifneq ($(shell grep -s 'define __assign_str(dst)' $(srctree)/include/trace/stages/stage6_event_callback.h),)
+ccflags-y += -DDLB2_HAVE_ASSIGN_STR_1
+endif

@@ -19,6 +19,10 @@
  * the lock and calls their P2P holders once the lock, and su_mutex, are
  * dropped.
  *
+ * Every errno dlb2 returns to a write, mkdir or rmdir below dlb2_<N> is
+ * explained by a debug message (refused(): dynamic debug, "module dlb2
+ * +p"), naming the object, the attribute, the value and the reason.
+ *
  * The dlb2_<N> directories are created at the first probe of a PCI function
  * and live until the module is unloaded, so that an unbind never has to
  * remove directories an administrator made; configfs pins the module while
@@ -29,12 +33,15 @@
 #include <linux/idr.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "domain.h"
+#include "trace.h"
 
 #define DLB2_STATUS_MAX		160
+#define DLB2_WHY_MAX		80	/* the reason of a refused write */
 
 /*
  * /sys/kernel/config/dlb2/dlb2_<N>, one per PCI function, created at its
@@ -117,6 +124,67 @@ static struct dlb2_cfs_link *to_link(struct config_item *item)
 	return to_cfs(struct dlb2_cfs_link, item);
 }
 
+static struct configfs_subsystem dlb2_subsys;
+
+/* @item's path below /sys/kernel/config/dlb2 (dlb2_<N>/<domain>/...). */
+static void item_path(struct config_item *item, char *buf, size_t len)
+{
+	const char *names[8];
+	unsigned int n = 0;
+	size_t off = 0;
+
+	while (item && item != &dlb2_subsys.su_group.cg_item &&
+	       n < ARRAY_SIZE(names)) {
+		names[n++] = config_item_name(item);
+		item = item->ci_parent;
+	}
+	buf[0] = '\0';
+	while (n-- && off < len)
+		off += scnprintf(buf + off, len - off, "%s%s", off ? "/" : "",
+				 names[n]);
+}
+
+/**
+ * refused() - say why dlb2 refused a write, mkdir or rmdir
+ * @dev: the dlb2_<N> directory; its device lock held (dev->dlb2 stable)
+ * @item: the item written, or the group a mkdir was in
+ * @err: the errno returned
+ * @fmt: what was refused, and why
+ *
+ * A debug message of the device bound to the directory (dev_dbg()), or,
+ * while none is, of the PCI function the directory is for (pr_debug()):
+ * "<path>: <what>: <why> (<errno>)".
+ */
+static __printf(4, 5) void refused(struct dlb2_cfs_dev *dev,
+				   struct config_item *item, int err,
+				   const char *fmt, ...)
+{
+	char path[128];
+	struct va_format vaf;
+	va_list args;
+
+	lockdep_assert_held(&dev->lock);
+	item_path(item, path, sizeof(path));
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (dev->dlb2)
+		dev_dbg(&dev->dlb2->pdev->dev, "configfs %s: %pV (%pe)\n",
+			path, &vaf, ERR_PTR(err));
+	else
+		pr_debug("dlb2 %s: configfs %s: %pV (%pe)\n", dev->pci_name,
+			 path, &vaf, ERR_PTR(err));
+	va_end(args);
+}
+
+/* The value a user wrote, for refused(): its first line, cut to @len. */
+static const char *first_line(const char *page, char *buf, size_t len)
+{
+	strscpy(buf, page, len);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
 /* Names become paths under /dev and sysfs: keep them simple. */
 static int check_name(const char *name)
 {
@@ -130,44 +198,67 @@ static int check_name(const char *name)
 	return 0;
 }
 
-static int parse_u32(const char *page, u32 min, u32 max, u32 *val)
+#define NAME_RULE	"names are 1 to 32 of A-Z a-z 0-9 _ . -"
+
+/*
+ * The parsers: 0, or an errno with the reason in @why (DLB2_WHY_MAX
+ * bytes).
+ */
+static int parse_u32(const char *page, u32 min, u32 max, u32 *val, char *why)
 {
 	u32 v;
 
-	if (kstrtou32(page, 0, &v))
+	if (kstrtou32(page, 0, &v)) {
+		snprintf(why, DLB2_WHY_MAX, "not a number");
 		return -EINVAL;
-	if (v < min || v > max)
+	}
+	if (v < min || v > max) {
+		snprintf(why, DLB2_WHY_MAX, "not in %u..%u", min, max);
 		return -ERANGE;
+	}
 	*val = v;
 	return 0;
 }
 
 /* Index of @page (one word, newline allowed) in @words, or -EINVAL. */
 static int parse_word(const char *page, const char *const *words,
-		      unsigned int n)
+		      unsigned int n, char *why)
 {
 	int i = __sysfs_match_string(words, n, page);
+	size_t off;
 
-	return i < 0 ? -EINVAL : i;
+	if (i >= 0)
+		return i;
+	off = scnprintf(why, DLB2_WHY_MAX, "not one of");
+	for (i = 0; i < n; i++)
+		off += scnprintf(why + off, DLB2_WHY_MAX - off, " %s", words[i]);
+	return -EINVAL;
 }
 
 /*
  * Stores: the value is parsed and checked, and set only when the domain is
  * disabled; nothing changes on an error.
  */
-#define CFS_STORE(name, to_obj, dom_of, parse)				\
-static ssize_t name##_store(struct config_item *item, const char *page,	\
-			    size_t count)				\
+#define CFS_STORE(prefix, attr, to_obj, dom_of, parse)			\
+static ssize_t prefix##attr##_store(struct config_item *item,		\
+				    const char *page, size_t count)	\
 {									\
 	typeof(to_obj(item)) obj = to_obj(item);			\
 	struct dlb2_cfs_domain *dom = dom_of(obj);			\
+	char why[DLB2_WHY_MAX] = "";					\
+	char val[33];							\
 	int ret;							\
 									\
 	mutex_lock(&dom->dev->lock);					\
-	if (dom->hw)							\
+	if (dom->hw) {							\
 		ret = -EBUSY;						\
-	else								\
+		strscpy(why, "the domain is enabled", sizeof(why));	\
+	} else {							\
 		ret = (parse);						\
+	}								\
+	if (ret)							\
+		refused(dom->dev, item, ret, #attr " \"%s\": %s",	\
+			first_line(page, val, sizeof(val)), why);	\
 	mutex_unlock(&dom->dev->lock);					\
 	return ret ? ret : count;					\
 }
@@ -183,9 +274,9 @@ static const char *const sched_words[] = {
 
 #define QDOM(q) ((q)->dom)
 
-static int parse_type(const char *page, bool *ldb)
+static int parse_type(const char *page, bool *ldb, char *why)
 {
-	int i = parse_word(page, type_words, ARRAY_SIZE(type_words));
+	int i = parse_word(page, type_words, ARRAY_SIZE(type_words), why);
 
 	if (i < 0)
 		return i;
@@ -193,9 +284,9 @@ static int parse_type(const char *page, bool *ldb)
 	return 0;
 }
 
-static int parse_sched(const char *page, enum dlb2_sched *sched)
+static int parse_sched(const char *page, enum dlb2_sched *sched, char *why)
 {
-	int i = parse_word(page, sched_words, ARRAY_SIZE(sched_words));
+	int i = parse_word(page, sched_words, ARRAY_SIZE(sched_words), why);
 
 	if (i < 0)
 		return i;
@@ -203,26 +294,37 @@ static int parse_sched(const char *page, enum dlb2_sched *sched)
 	return 0;
 }
 
-static int parse_sns(const char *page, u32 *sns)
+static int parse_sns(const char *page, u32 *sns, char *why)
 {
 	u32 v;
 
-	if (kstrtou32(page, 0, &v))
+	if (kstrtou32(page, 0, &v)) {
+		snprintf(why, DLB2_WHY_MAX, "not a number");
 		return -EINVAL;
-	if (v && (v < 64 || v > DLB2_SNS_PER_GROUP || !is_power_of_2(v)))
+	}
+	if (v && (v < 64 || v > DLB2_SNS_PER_GROUP || !is_power_of_2(v))) {
+		snprintf(why, DLB2_WHY_MAX,
+			 "not 0 or a power of two in 64..%u",
+			 DLB2_SNS_PER_GROUP);
 		return -EINVAL;
+	}
 	*sns = v;
 	return 0;
 }
 
-static int parse_lock_id_comp(const char *page, u32 *comp)
+static int parse_lock_id_comp(const char *page, u32 *comp, char *why)
 {
 	u32 v;
 
-	if (kstrtou32(page, 0, &v))
+	if (kstrtou32(page, 0, &v)) {
+		snprintf(why, DLB2_WHY_MAX, "not a number");
 		return -EINVAL;
-	if (v && v != 65536 && (v < 64 || v > 4096 || !is_power_of_2(v)))
+	}
+	if (v && v != 65536 && (v < 64 || v > 4096 || !is_power_of_2(v))) {
+		snprintf(why, DLB2_WHY_MAX,
+			 "not 0, 65536 or a power of two in 64..4096");
 		return -EINVAL;
+	}
 	*comp = v;
 	return 0;
 }
@@ -232,41 +334,41 @@ static ssize_t queue_type_show(struct config_item *item, char *page)
 	return sprintf(page, "%s\n", to_queue(item)->desc.ldb ? "ldb" : "dir");
 }
 
-CFS_STORE(queue_type, to_queue, QDOM,
-	  parse_type(page, &obj->desc.ldb))
+CFS_STORE(queue_, type, to_queue, QDOM,
+	  parse_type(page, &obj->desc.ldb, why))
 
 static ssize_t queue_sched_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%s\n", sched_words[to_queue(item)->desc.sched]);
 }
 
-CFS_STORE(queue_sched, to_queue, QDOM,
-	  parse_sched(page, &obj->desc.sched))
+CFS_STORE(queue_, sched, to_queue, QDOM,
+	  parse_sched(page, &obj->desc.sched, why))
 
 static ssize_t queue_depth_threshold_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_queue(item)->desc.depth_threshold);
 }
 
-CFS_STORE(queue_depth_threshold, to_queue, QDOM,
-	  parse_u32(page, 0, 8191, &obj->desc.depth_threshold))
+CFS_STORE(queue_, depth_threshold, to_queue, QDOM,
+	  parse_u32(page, 0, 8191, &obj->desc.depth_threshold, why))
 
 static ssize_t queue_sequence_numbers_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_queue(item)->desc.sns);
 }
 
-CFS_STORE(queue_sequence_numbers, to_queue, QDOM,
-	  parse_sns(page, &obj->desc.sns))
+CFS_STORE(queue_, sequence_numbers, to_queue, QDOM,
+	  parse_sns(page, &obj->desc.sns, why))
 
 static ssize_t queue_atomic_inflights_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_queue(item)->desc.atomic_inflights);
 }
 
-CFS_STORE(queue_atomic_inflights, to_queue, QDOM,
+CFS_STORE(queue_, atomic_inflights, to_queue, QDOM,
 	  parse_u32(page, 0, DLB2_ATOMIC_INFLIGHTS,
-		    &obj->desc.atomic_inflights))
+		    &obj->desc.atomic_inflights, why))
 
 static ssize_t queue_lock_id_compression_show(struct config_item *item,
 					      char *page)
@@ -274,8 +376,8 @@ static ssize_t queue_lock_id_compression_show(struct config_item *item,
 	return sprintf(page, "%u\n", to_queue(item)->desc.lock_id_comp);
 }
 
-CFS_STORE(queue_lock_id_compression, to_queue, QDOM,
-	  parse_lock_id_comp(page, &obj->desc.lock_id_comp))
+CFS_STORE(queue_, lock_id_compression, to_queue, QDOM,
+	  parse_lock_id_comp(page, &obj->desc.lock_id_comp, why))
 
 static ssize_t queue_id_show(struct config_item *item, char *page)
 {
@@ -331,8 +433,13 @@ static struct config_group *queues_make(struct config_group *group,
 	struct dlb2_cfs_queue *q;
 	int ret = check_name(name);
 
-	if (ret)
+	if (ret) {
+		mutex_lock(&dom->dev->lock);
+		refused(dom->dev, &group->cg_item, ret, "mkdir %.40s: " NAME_RULE,
+			name);
+		mutex_unlock(&dom->dev->lock);
 		return ERR_PTR(ret);
+	}
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
@@ -345,6 +452,8 @@ static struct config_group *queues_make(struct config_group *group,
 	};
 	mutex_lock(&dom->dev->lock);
 	if (dom->hw) {
+		refused(dom->dev, &group->cg_item, -EBUSY,
+			"mkdir %s: the domain is enabled", name);
 		mutex_unlock(&dom->dev->lock);
 		kfree(q);
 		return ERR_PTR(-EBUSY);
@@ -386,18 +495,18 @@ static ssize_t link_priority_show(struct config_item *item, char *page)
 	return sprintf(page, "%u\n", to_link(item)->prio);
 }
 
-static int parse_prio(const char *page, u8 *prio)
+static int parse_prio(const char *page, u8 *prio, char *why)
 {
 	u32 v;
-	int ret = parse_u32(page, 0, 7, &v);
+	int ret = parse_u32(page, 0, 7, &v, why);
 
 	if (!ret)
 		*prio = v;
 	return ret;
 }
 
-CFS_STORE(link_priority, to_link, LDOM,
-	  parse_prio(page, &obj->prio))
+CFS_STORE(link_, priority, to_link, LDOM,
+	  parse_prio(page, &obj->prio, why))
 
 CONFIGFS_ATTR(link_, priority);
 
@@ -443,6 +552,7 @@ static struct config_group *links_make(struct config_group *group,
 	struct dlb2_cfs_domain *dom = port->dom;
 	struct dlb2_cfs_link *link;
 	struct dlb2_cfs_queue *q;
+	const char *why = NULL;
 	int ret = 0;
 
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
@@ -450,17 +560,32 @@ static struct config_group *links_make(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	mutex_lock(&dom->dev->lock);
 	q = find_queue(dom, name);
-	if (!q)
+	if (!q) {
 		ret = -ENOENT;
-	else if (q->desc.ldb != port->desc.ldb)
+		why = "the domain has no queue of that name";
+	} else if (q->desc.ldb != port->desc.ldb) {
 		ret = -EINVAL;
-	else if (port->num_links >= (port->desc.ldb ? DLB2_MAX_LINKS : 1))
+		why = port->desc.ldb ? "a load-balanced port links only load-balanced queues" :
+				       "a directed port links only a directed queue";
+	} else if (port->num_links >= (port->desc.ldb ? DLB2_MAX_LINKS : 1)) {
 		ret = -ENOSPC;
-	else if (dom->hw && !port->desc.ldb)
+		why = port->desc.ldb ? "the port has 8 links, the most it may have" :
+				       "a directed port has one link";
+	} else if (dom->hw && !port->desc.ldb) {
 		ret = -EBUSY;
-	else if (dom->hw)
+		why = "a directed port's link cannot change while the domain is enabled";
+	} else if (dom->hw) {
 		ret = dlb2_domain_link(dom->hw, port->index, q->index, 0);
+		if (ret == -EBUSY)
+			why = "QEs of the queue are scheduled and not completed: retry";
+		else if (ret == -ENOSPC)
+			why = "every QID slot of the port is taken (unmaps pending)";
+		else
+			why = "the hardware refused the link";
+	}
 	if (ret) {
+		refused(dom->dev, &group->cg_item, ret, "mkdir %s: %s", name,
+			why);
 		mutex_unlock(&dom->dev->lock);
 		kfree(link);
 		return ERR_PTR(ret);
@@ -506,34 +631,41 @@ static const char *const wait_words[] = { "poll", "interrupt" };
 
 #define PDOM(p) ((p)->dom)
 
-static int parse_cq_depth(const char *page, u32 *depth)
+static int parse_cq_depth(const char *page, u32 *depth, char *why)
 {
 	u32 v;
-	int ret = parse_u32(page, 1, 1024, &v);
+	int ret = parse_u32(page, 1, 1024, &v, why);
 
 	if (ret)
 		return ret;
-	if (!is_power_of_2(v))
+	if (!is_power_of_2(v)) {
+		snprintf(why, DLB2_WHY_MAX, "not a power of two");
 		return -EINVAL;
+	}
 	*depth = v;
 	return 0;
 }
 
-static int parse_hist_list(const char *page, u32 *entries)
+static int parse_hist_list(const char *page, u32 *entries, char *why)
 {
 	u32 v;
 
-	if (kstrtou32(page, 0, &v))
+	if (kstrtou32(page, 0, &v)) {
+		snprintf(why, DLB2_WHY_MAX, "not a number");
 		return -EINVAL;
-	if (v > DLB2_HIST_LIST_ENTRIES)
+	}
+	if (v > DLB2_HIST_LIST_ENTRIES) {
+		snprintf(why, DLB2_WHY_MAX, "not in 0..%u",
+			 DLB2_HIST_LIST_ENTRIES);
 		return -ERANGE;
+	}
 	*entries = v;
 	return 0;
 }
 
-static int parse_wait(const char *page, bool *intr)
+static int parse_wait(const char *page, bool *intr, char *why)
 {
-	int i = parse_word(page, wait_words, ARRAY_SIZE(wait_words));
+	int i = parse_word(page, wait_words, ARRAY_SIZE(wait_words), why);
 
 	if (i < 0)
 		return i;
@@ -541,7 +673,7 @@ static int parse_wait(const char *page, bool *intr)
 	return 0;
 }
 
-static int parse_cos(const char *page, int *cos)
+static int parse_cos(const char *page, int *cos, char *why)
 {
 	u32 v;
 	int ret;
@@ -550,9 +682,12 @@ static int parse_cos(const char *page, int *cos)
 		*cos = DLB2_ANY_COS;
 		return 0;
 	}
-	ret = parse_u32(page, 0, DLB2_NUM_COS - 1, &v);
+	ret = parse_u32(page, 0, DLB2_NUM_COS - 1, &v, why);
 	if (!ret)
 		*cos = v;
+	else
+		snprintf(why, DLB2_WHY_MAX, "not any or 0..%u",
+			 DLB2_NUM_COS - 1);
 	return ret;
 }
 
@@ -562,45 +697,49 @@ static ssize_t port_type_show(struct config_item *item, char *page)
 }
 
 /* A port with links keeps its type: the links were checked against it. */
-static int set_port_type(struct dlb2_cfs_port *port, const char *page)
+static int set_port_type(struct dlb2_cfs_port *port, const char *page,
+			 char *why)
 {
 	bool ldb;
-	int ret = parse_type(page, &ldb);
+	int ret = parse_type(page, &ldb, why);
 
 	if (ret)
 		return ret;
-	if (port->num_links && ldb != port->desc.ldb)
+	if (port->num_links && ldb != port->desc.ldb) {
+		snprintf(why, DLB2_WHY_MAX,
+			 "the port has links: remove them first");
 		return -EBUSY;
+	}
 	port->desc.ldb = ldb;
 	return 0;
 }
 
-CFS_STORE(port_type, to_port, PDOM,
-	  set_port_type(obj, page))
+CFS_STORE(port_, type, to_port, PDOM,
+	  set_port_type(obj, page, why))
 
 static ssize_t port_cq_depth_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_port(item)->desc.cq_depth);
 }
 
-CFS_STORE(port_cq_depth, to_port, PDOM,
-	  parse_cq_depth(page, &obj->desc.cq_depth))
+CFS_STORE(port_, cq_depth, to_port, PDOM,
+	  parse_cq_depth(page, &obj->desc.cq_depth, why))
 
 static ssize_t port_history_list_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", to_port(item)->desc.hist_list);
 }
 
-CFS_STORE(port_history_list, to_port, PDOM,
-	  parse_hist_list(page, &obj->desc.hist_list))
+CFS_STORE(port_, history_list, to_port, PDOM,
+	  parse_hist_list(page, &obj->desc.hist_list, why))
 
 static ssize_t port_wait_mode_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%s\n", wait_words[to_port(item)->desc.intr]);
 }
 
-CFS_STORE(port_wait_mode, to_port, PDOM,
-	  parse_wait(page, &obj->desc.intr))
+CFS_STORE(port_, wait_mode, to_port, PDOM,
+	  parse_wait(page, &obj->desc.intr, why))
 
 static ssize_t port_cos_show(struct config_item *item, char *page)
 {
@@ -611,8 +750,8 @@ static ssize_t port_cos_show(struct config_item *item, char *page)
 	return sprintf(page, "%d\n", cos);
 }
 
-CFS_STORE(port_cos, to_port, PDOM,
-	  parse_cos(page, &obj->desc.cos))
+CFS_STORE(port_, cos, to_port, PDOM,
+	  parse_cos(page, &obj->desc.cos, why))
 
 static ssize_t port_id_show(struct config_item *item, char *page)
 {
@@ -666,8 +805,13 @@ static struct config_group *ports_make(struct config_group *group,
 	struct dlb2_cfs_port *port;
 	int ret = check_name(name);
 
-	if (ret)
+	if (ret) {
+		mutex_lock(&dom->dev->lock);
+		refused(dom->dev, &group->cg_item, ret, "mkdir %.40s: " NAME_RULE,
+			name);
+		mutex_unlock(&dom->dev->lock);
 		return ERR_PTR(ret);
+	}
 	port = kzalloc(sizeof(*port), GFP_KERNEL);
 	if (!port)
 		return ERR_PTR(-ENOMEM);
@@ -680,6 +824,8 @@ static struct config_group *ports_make(struct config_group *group,
 	};
 	mutex_lock(&dom->dev->lock);
 	if (dom->hw) {
+		refused(dom->dev, &group->cg_item, -EBUSY,
+			"mkdir %s: the domain is enabled", name);
 		mutex_unlock(&dom->dev->lock);
 		kfree(port);
 		return ERR_PTR(-EBUSY);
@@ -732,19 +878,19 @@ static ssize_t domain_dir_credits_show(struct config_item *item, char *page)
  * (device lock held: dom->dev->dlb2 is stable).
  */
 static int parse_credits(struct dlb2_cfs_domain *dom, const char *page,
-			 bool ldb, u32 *val)
+			 bool ldb, u32 *val, char *why)
 {
 	bool v2_5 = dom->dev->dlb2 ? dom->dev->dlb2->ver == DLB2_HW_V2_5 : true;
 	u32 max = v2_5 ? 16384 : ldb ? 8192 : 4096;
 
-	return parse_u32(page, 0, max, val);
+	return parse_u32(page, 0, max, val, why);
 }
 
-CFS_STORE(domain_ldb_credits, to_dom, DDOM,
-	  parse_credits(obj, page, true, &obj->ldb_credits))
+CFS_STORE(domain_, ldb_credits, to_dom, DDOM,
+	  parse_credits(obj, page, true, &obj->ldb_credits, why))
 
-CFS_STORE(domain_dir_credits, to_dom, DDOM,
-	  parse_credits(obj, page, false, &obj->dir_credits))
+CFS_STORE(domain_, dir_credits, to_dom, DDOM,
+	  parse_credits(obj, page, false, &obj->dir_credits, why))
 
 static ssize_t domain_status_show(struct config_item *item, char *page)
 {
@@ -772,8 +918,6 @@ static ssize_t domain_enable_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%d\n", !!READ_ONCE(to_dom(item)->hw));
 }
-
-static struct configfs_subsystem dlb2_subsys;
 
 /*
  * The items of an enabled domain that rmdir must not remove: its queues, its
@@ -866,6 +1010,8 @@ static struct dlb2_domain *domain_stop(struct dlb2_cfs_domain *dom,
 	dlb2_domain_revoke(hw);
 	WRITE_ONCE(dom->hw, NULL);
 	strscpy(dom->status, status, sizeof(dom->status));
+	trace_dlb2_domain_disable(dom->dev->pci_name, hw->name, hw->res.id,
+				  dom->status);
 	return hw;
 }
 
@@ -985,18 +1131,33 @@ static ssize_t domain_enable_store(struct config_item *item, const char *page,
 {
 	struct dlb2_cfs_domain *dom = to_dom(item);
 	struct dlb2_domain *hw = NULL;
+	char val[33];
 	bool on;
 	int ret = 0;
 
-	if (kstrtobool(page, &on))
+	if (kstrtobool(page, &on)) {
+		mutex_lock(&dom->dev->lock);
+		refused(dom->dev, item, -EINVAL, "enable \"%s\": not a boolean",
+			first_line(page, val, sizeof(val)));
+		mutex_unlock(&dom->dev->lock);
 		return -EINVAL;
+	}
 	/* Before the device lock, as in mkdir and rmdir: see hold_items(). */
 	mutex_lock(&dlb2_subsys.su_mutex);
 	mutex_lock(&dom->dev->lock);
-	if (on && !dom->hw)
+	if (on && !dom->hw) {
 		ret = domain_enable(dom);
-	else if (!on && dom->hw)
+		trace_dlb2_domain_enable(dom->dev->pci_name,
+					 config_item_name(item),
+					 ret ? -1 : (int)dom->hw->res.id, ret,
+					 dom->status);
+		if (ret == -ENOMEM)
+			refused(dom->dev, item, ret, "enable: out of memory");
+		else if (ret)
+			refused(dom->dev, item, ret, "enable: %s", dom->status);
+	} else if (!on && dom->hw) {
 		hw = domain_stop(dom, "disabled");
+	}
 	mutex_unlock(&dom->dev->lock);
 	mutex_unlock(&dlb2_subsys.su_mutex);
 	/* The holders' callbacks, then the reset, with no lock held. */
@@ -1043,8 +1204,13 @@ static struct config_group *domains_make(struct config_group *group,
 	struct dlb2_cfs_domain *dom;
 	int ret = check_name(name);
 
-	if (ret)
+	if (ret) {
+		mutex_lock(&dev->lock);
+		refused(dev, &group->cg_item, ret, "mkdir %.40s: " NAME_RULE,
+			name);
+		mutex_unlock(&dev->lock);
 		return ERR_PTR(ret);
+	}
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
 	if (!dom)
 		return ERR_PTR(-ENOMEM);
@@ -1247,6 +1413,22 @@ void dlb2_configfs_reset(struct dlb2 *dlb2)
 	mutex_unlock(&dev->lock);
 	release_all(dlb2, &revoked);
 	cancel_delayed_work_sync(&dlb2->pending_work);
+}
+
+/**
+ * dlb2_configfs_dump() - the configfs domains of a device, for debugfs
+ * @dlb2: the device; its device lock held
+ * @m: where to print "configfs <domain> id=<id> status=\"<status>\"" lines
+ */
+void dlb2_configfs_dump(struct dlb2 *dlb2, struct seq_file *m)
+{
+	struct dlb2_cfs_domain *dom;
+
+	lockdep_assert_held(dlb2->lock);
+	list_for_each_entry(dom, &dlb2->cfs->domains, node)
+		seq_printf(m, "configfs %s id=%d status=\"%s\"\n",
+			   config_item_name(&dom->group.cg_item),
+			   dom->hw ? (int)dom->hw->res.id : -1, dom->status);
 }
 
 int dlb2_configfs_init(void)

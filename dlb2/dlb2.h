@@ -67,7 +67,10 @@
  * read dlb2.state and dlb2.res take the device lock inside kernfs's
  * active reference, and are removed by the driver core outside it; the
  * statistics devices of a domain (sysfs.c), unregistered under the device
- * lock (device_del() waits for their show()), take no lock.
+ * lock (device_del() waits for their show()), take no lock.  debugfs:
+ * the dump (debugfs.c) takes the device lock, then each port's p2p_lock
+ * and lock, inside debugfs's reference on the file, which remove drops
+ * (debugfs_remove_recursive()) with no dlb2 lock held.
  *
  * Holders' callbacks.  The revoke callbacks of a port's P2P holders
  * (dlb2_p2p_get() pins, peer-memory MRs through peermem_dlb, dma-bufs
@@ -107,7 +110,8 @@
  * and cq.c (the port object: reference, CQ ring, death); p2p.c (pins of
  * other kernel modules); dmabuf.c; port.c (character devices, user
  * mappings); sysfs.c; lifecycle.c (a domain as its users see it: enable,
- * revoke, release); configfs.c; main.c (probe, remove, reset, AER).
+ * revoke, release); configfs.c; debugfs.c (the dump for bug reports);
+ * main.c (probe, remove, reset, AER).
  * tools/lint/dlb2-layers checks it (make check).
  */
 #ifndef __DLB2_H
@@ -126,9 +130,11 @@
 
 #define DLB2_DRV_NAME		"dlb2"
 
+struct dentry;
 struct dlb2_domain;
 struct dlb2_port;
 struct dlb2_cfs_dev;
+struct seq_file;
 
 /* Kinds of ingress alarm the service interrupt counts. */
 enum dlb2_alarm {
@@ -174,6 +180,7 @@ enum dlb2_state {
  * @ingress_alarms_off: alarms were switched off after an alarm storm
  * @p2p_override: map producer ports for peers the PCI topology check
  *		  refuses (sysfs p2p_override, the administrator's call)
+ * @debugfs: its debugfs directory (debugfs.c), or an error or NULL
  */
 struct dlb2 {
 	struct pci_dev *pdev;
@@ -198,6 +205,7 @@ struct dlb2 {
 	unsigned int alarm_window_count;
 	bool ingress_alarms_off;
 	bool p2p_override;
+	struct dentry *debugfs;
 };
 
 static inline u32 dlb2_csr_rd(struct dlb2 *dlb2, u32 off)
@@ -224,6 +232,20 @@ void dlb2_configfs_exit(void);
 int dlb2_configfs_attach(struct dlb2 *dlb2);
 void dlb2_configfs_detach(struct dlb2 *dlb2);
 void dlb2_configfs_reset(struct dlb2 *dlb2);
+void dlb2_configfs_dump(struct dlb2 *dlb2, struct seq_file *m);
+
+/* debugfs.c: nothing without CONFIG_DEBUG_FS */
+#ifdef CONFIG_DEBUG_FS
+void dlb2_debugfs_init(void);
+void dlb2_debugfs_exit(void);
+void dlb2_debugfs_add(struct dlb2 *dlb2);
+void dlb2_debugfs_del(struct dlb2 *dlb2);
+#else
+static inline void dlb2_debugfs_init(void) { }
+static inline void dlb2_debugfs_exit(void) { }
+static inline void dlb2_debugfs_add(struct dlb2 *dlb2) { }
+static inline void dlb2_debugfs_del(struct dlb2 *dlb2) { }
+#endif
 
 /* intr.c */
 int dlb2_intr_init(struct dlb2 *dlb2);

@@ -29,6 +29,7 @@
 
 #include "compat.h"
 #include "domain.h"
+#include "trace.h"
 
 DLB2_IMPORT_NS("DMA_BUF");
 
@@ -283,14 +284,19 @@ static void dlb2_dmabuf_revoke(void *priv)
 {
 	unsigned int ms = READ_ONCE(fence_wait_ms);
 	struct dlb2_dmabuf *d = priv;
+	bool timed_out;
 
 	dma_resv_lock(d->dmabuf->resv, NULL);
 	WRITE_ONCE(d->revoked, true);
 	dlb2_dma_buf_invalidate_mappings(d->dmabuf);
 	notify_unlisted(d);
 	dma_resv_unlock(d->dmabuf->resv);
-	if (dma_resv_wait_timeout(d->dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP,
-				  false, msecs_to_jiffies(ms)) > 0)
+	timed_out = dma_resv_wait_timeout(d->dmabuf->resv,
+					  DMA_RESV_USAGE_BOOKKEEP, false,
+					  msecs_to_jiffies(ms)) <= 0;
+	trace_dlb2_dmabuf_revoke(file_inode(d->dmabuf->file)->i_ino, ms,
+				 timed_out);
+	if (!timed_out)
 		return;
 	/* d->p2p may not be stored yet: name the buffer by its inode. */
 	pr_warn_ratelimited("dlb2: dma-buf (inode %llu): importers' fences not signalled after %u ms; revoked without them\n",

@@ -16,6 +16,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/interrupt.h>
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -23,6 +24,7 @@
 #include "domain.h"
 #include "hw.h"
 #include "regs.h"
+#include "trace.h"
 
 /* How often an unmap that waits for a consumer's completions is retried. */
 #define DLB2_PENDING_RETRY	msecs_to_jiffies(10)
@@ -237,10 +239,16 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		     bool programmed)
 {
 	unsigned int i;
+	ktime_t start;
+	int ret;
 
 	lockdep_assert_held(dlb2->lock);
 	if (programmed) {
-		dlb2_hw_domain_reset(dlb2, dom);
+		start = ktime_get();
+		ret = dlb2_hw_domain_reset(dlb2, dom);
+		trace_dlb2_domain_reset(pci_name(dlb2->pdev), dom->name,
+					dom->res.id, ret,
+					ktime_us_delta(ktime_get(), start));
 		/*
 		 * Unpublish, then wait for the handlers: the vectors are
 		 * shared with other domains, whose interrupts may still run

@@ -253,7 +253,7 @@ struct dlb2_domain {
 /*
  * Layers (dlb2.h): a file calls only files listed before it here.
  * hw.c, resource.c, desc.c, intr.c; domain.c and cq.c; p2p.c; dmabuf.c;
- * port.c; sysfs.c; lifecycle.c; configfs.c; main.c.
+ * port.c; sysfs.c; lifecycle.c; configfs.c; debugfs.c; main.c.
  */
 
 /* desc.c */
@@ -287,6 +287,7 @@ void dlb2_port_kill(struct dlb2_port *port);
 
 /* p2p.c */
 void dlb2_p2p_revoke_all(struct dlb2_port *port);
+unsigned int dlb2_p2p_count(struct dlb2_port *port, unsigned int *revoked);
 struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 			      int domain_id, void (*revoke)(void *priv),
 			      void *priv);

@@ -669,7 +669,8 @@ static void finish_unmaps(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	}
 }
 
-static void drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
+/* Return: 0, -ENODEV when the device is gone, -EBUSY when QEs are left. */
+static int drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 {
 	unsigned int round, i;
 
@@ -677,8 +678,10 @@ static void drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	for (round = 0; round < DLB2_DRAIN_ROUNDS; round++) {
 		unsigned int drained = 0;
 
-		if (domain_drained(dlb2, dom) || dlb2_hw_gone(dlb2))
-			return;
+		if (domain_drained(dlb2, dom))
+			return 0;
+		if (dlb2_hw_gone(dlb2))
+			return -ENODEV;
 		for (i = 0; i < dom->num_ports; i++)
 			drained += dlb2_hw_port_drain(dlb2, dom->ports[i]);
 		for (i = 0; i < dom->num_queues; i++) {
@@ -696,6 +699,7 @@ static void drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	dev_warn(&dlb2->pdev->dev,
 		 "domain %u: QEs left in the device after draining\n",
 		 dom->res.id);
+	return -EBUSY;
 }
 
 static void reset_ldb_port(struct dlb2 *dlb2, const struct dlb2_port *port)
@@ -817,10 +821,14 @@ static void reset_dir_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
  *
  * Afterwards every register of the domain's queues and ports has its reset
  * value and the device holds no QE of the domain.
+ *
+ * Return: 0; -EBUSY when the drain left QEs in the device (logged), -ENODEV
+ * when the device is gone; the registers are reset either way.
  */
-void dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
+int dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 {
 	unsigned int i, d = dom->res.id;
+	int ret;
 
 	for (i = 0; i < dom->num_ports; i++) {
 		struct dlb2_port *port = dom->ports[i];
@@ -834,7 +842,7 @@ void dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	for (i = 0; i < dom->num_queues; i++)
 		set_vasqid(dlb2, d, &dom->queues[i], false);
 	dlb2_flush_csr(dlb2);
-	drain(dlb2, dom);
+	ret = drain(dlb2, dom);
 
 	for (i = 0; i < dom->num_ports; i++)
 		dlb2_hw_cq_enable(dlb2, dom->ports[i], false);
@@ -852,4 +860,5 @@ void dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	}
 	dlb2_hw_domain_credits(dlb2, d, 0, 0);
 	dlb2_flush_csr(dlb2);
+	return ret;
 }

@@ -39,7 +39,7 @@ void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_port *port,
 int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_port *port,
 		  unsigned int slot);
 void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom);
-void dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom);
+int dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom);
 unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
 				const struct dlb2_port *port);
 void dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,

@@ -16,6 +16,7 @@
 #include "domain.h"
 #include "hw.h"
 #include "regs.h"
+#include "trace.h"
 
 #define DLB2_ALARM_STORM	1000
 
@@ -55,11 +56,17 @@ static void count_alarm(struct dlb2 *dlb2, u32 synd0)
 		   synd & BIT(7) : synd0 & DLB2_ALARM_SYND0_IS_LDB;
 	unsigned int id = synd & 0x7f;
 	struct dlb2_port *port = NULL;
+	struct dlb2_domain *dom = NULL;
 
 	if (ldb && id < DLB2_MAX_LDB_PORTS)
 		port = READ_ONCE(dlb2->ldb_ports[id]);
 	else if (!ldb && id < dlb2->num_dir_ports)
 		port = READ_ONCE(dlb2->dir_ports[id]);
+	/* NULL once killed; freed only after synchronize_irq() (teardown) */
+	if (port)
+		dom = READ_ONCE(port->dom);
+	trace_dlb2_alarm(pci_name(dlb2->pdev), kind, synd0, ldb, id,
+			 dom ? (int)dom->res.id : -1);
 	atomic64_inc(&dlb2->alarms[kind]);
 	if (port)
 		atomic64_inc(&port->alarms);
@@ -93,6 +100,7 @@ static irqreturn_t dlb2_alarm_isr(int irq, void *data)
 	    (hw_synd & DLB2_ALARM_HW_SYND_ALARM)) {
 		dev_err_ratelimited(&dlb2->pdev->dev,
 				    "hardware alarm, syndrome %#x\n", hw_synd);
+		trace_dlb2_hw_alarm(pci_name(dlb2->pdev), hw_synd);
 		dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_HW_SYND(dlb2->ver),
 			    DLB2_ALARM_SYND0_VALID | DLB2_ALARM_SYND0_MORE);
 	}

@@ -22,6 +22,9 @@
 #include "hw.h"
 #include "regs.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 #define DLB2_READY_TIMEOUT_US	(1000 * USEC_PER_MSEC)
 #define DLB2_READY_POLL_US	(1 * USEC_PER_MSEC)
 
@@ -134,6 +137,7 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dlb2_configfs_attach(dlb2);
 	if (ret)
 		goto err_intr;
+	dlb2_debugfs_add(dlb2);
 
 	dev_info(dev, "DLB %s, %u scheduling domains, configfs dlb2_%d\n",
 		 dlb2_ver_str(dlb2),
@@ -155,6 +159,7 @@ static void dlb2_remove(struct pci_dev *pdev)
 {
 	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
 
+	dlb2_debugfs_del(dlb2);
 	dlb2_configfs_detach(dlb2);
 	dlb2_intr_exit(dlb2);
 }
@@ -322,6 +327,7 @@ static int __init dlb2_init(void)
 	ret = dlb2_sysfs_init();
 	if (ret)
 		return ret;
+	dlb2_debugfs_init();
 	ret = dlb2_port_chrdev_init();
 	if (ret)
 		goto err_sysfs;
@@ -338,6 +344,7 @@ err_configfs:
 err_chrdev:
 	dlb2_port_chrdev_exit();
 err_sysfs:
+	dlb2_debugfs_exit();
 	dlb2_sysfs_exit();
 	return ret;
 }
@@ -347,6 +354,7 @@ static void __exit dlb2_exit(void)
 	pci_unregister_driver(&dlb2_pci_driver);
 	dlb2_configfs_exit();
 	dlb2_port_chrdev_exit();
+	dlb2_debugfs_exit();
 	dlb2_sysfs_exit();
 }
 

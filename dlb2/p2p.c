@@ -14,6 +14,7 @@
  * whose callback is still to run takes it off, so it is never called.
  */
 #include <linux/dma-mapping.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/panic.h>
 #include <linux/module.h>
@@ -23,6 +24,7 @@
 
 #include "compat.h"
 #include "domain.h"
+#include "trace.h"
 
 /**
  * struct dlb2_p2p_map - one dlb2_p2p_map() of a pin, until its unmap
@@ -110,6 +112,10 @@ struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 	}
 	mutex_unlock(&port->lock);
 	mutex_unlock(&port->p2p_lock);
+	trace_dlb2_p2p_pin(err ? NULL : p2p,
+			   err ? domain_id : (int)p2p->info.domain_id,
+			   port->ldb, port->id, port->name,
+			   (const void *)revoke, offset, len, err);
 	if (err == -ENODEV)
 		pr_info_ratelimited("dlb2: p2p refused: port %s is no longer live (domain disabled, reset or unbound)\n",
 				    port->name);
@@ -135,6 +141,10 @@ void dlb2_p2p_put(struct dlb2_p2p *p2p)
 {
 	struct dlb2_port *port = p2p->port;
 
+	trace_dlb2_p2p_put(p2p, p2p->info.domain_id, p2p->info.ldb,
+			   p2p->info.port_id, port->name,
+			   (const void *)p2p->revoke, p2p->info.offset,
+			   p2p->info.len, 0);
 	mutex_lock(&port->p2p_lock);
 	list_del(&p2p->node);
 	if (!list_empty(&p2p->todo)) {
@@ -252,8 +262,11 @@ int dlb2_p2p_map(struct dlb2_p2p *p2p, struct device *dma_dev,
 	struct dlb2_port *port = p2p->port;
 	phys_addr_t phys, first;
 	struct dlb2_p2p_map *map;
-	const char *why;
+	const char *why = NULL;
+	bool forced = false;
 	struct dlb2 *dlb2;
+	dma_addr_t addr = 0;
+	int mode = 0;
 	int ret = 0;
 
 	/* Rounding to pages stays within the port's own window. */
@@ -283,6 +296,7 @@ int dlb2_p2p_map(struct dlb2_p2p *p2p, struct device *dma_dev,
 		if (!test_taint(TAINT_USER))
 			add_taint(TAINT_USER, LOCKDEP_STILL_OK);
 		map->m.forced = true;
+		forced = true;
 	}
 	phys = p2p->info.phys;
 	first = round_down(phys, PAGE_SIZE);
@@ -301,9 +315,13 @@ int dlb2_p2p_map(struct dlb2_p2p *p2p, struct device *dma_dev,
 	map->dev = dma_dev;
 	map->addr = map->m.start + (phys - first);
 	*dma_addr = map->addr;
+	addr = map->addr;
+	mode = map->m.type;
 	list_add_tail(&map->node, &p2p->maps);
 	map = NULL;
 out:
+	trace_dlb2_p2p_map(p2p, dev_name(dma_dev), mode, forced, why ?: "",
+			   addr, ret);
 	mutex_unlock(&port->lock);
 	kfree(map);
 	return ret;
@@ -388,6 +406,8 @@ void dlb2_p2p_unmap(struct dlb2_p2p *p2p, struct device *dma_dev,
 	if (WARN_ONCE(!map, "dlb2: p2p unmap of %pad for %s that is not mapped\n",
 		      &dma_addr, dev_name(dma_dev)))
 		return;
+	trace_dlb2_p2p_unmap(p2p, dev_name(dma_dev), map->m.type, dma_addr,
+			     false);
 	p2p_map_free(map);
 }
 EXPORT_SYMBOL_GPL(dlb2_p2p_unmap);
@@ -422,18 +442,46 @@ EXPORT_SYMBOL_GPL(dlb2_p2p_cpu_addr);
  * reaches the port once it is reset and given to another domain (a holder
  * may unmap lazily, or, a dma-buf importer, after a fence the wait for
  * which timed out).  The holder's later dlb2_p2p_unmap() of them does
- * nothing.  Called with no dlb2 lock held.
+ * nothing.  Called with no dlb2 lock held.  Return: how many it undid.
  */
-static void p2p_unmap_revoked(struct dlb2_p2p *p2p)
+static unsigned int p2p_unmap_revoked(struct dlb2_p2p *p2p)
 {
 	struct dlb2_p2p_map *map, *tmp;
+	unsigned int n = 0;
 	LIST_HEAD(maps);
 
 	mutex_lock(&p2p->port->lock);
 	list_splice_init(&p2p->maps, &maps);
 	mutex_unlock(&p2p->port->lock);
-	list_for_each_entry_safe(map, tmp, &maps, node)
+	list_for_each_entry_safe(map, tmp, &maps, node) {
+		trace_dlb2_p2p_unmap(p2p, dev_name(map->dev), map->m.type,
+				     map->addr, true);
 		p2p_map_free(map);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * dlb2_p2p_count() - how many pins a port has, for debugfs
+ * @port: the port
+ * @revoked: set to how many of them are revoked
+ *
+ * Return: the number of pins not yet put.
+ */
+unsigned int dlb2_p2p_count(struct dlb2_port *port, unsigned int *revoked)
+{
+	struct dlb2_p2p *p2p;
+	unsigned int n = 0;
+
+	*revoked = 0;
+	mutex_lock(&port->p2p_lock);
+	list_for_each_entry(p2p, &port->p2p, node) {
+		n++;
+		*revoked += p2p->revoked;
+	}
+	mutex_unlock(&port->p2p_lock);
+	return n;
 }
 
 /**
@@ -453,7 +501,9 @@ static void p2p_unmap_revoked(struct dlb2_p2p *p2p)
 void dlb2_p2p_revoke_all(struct dlb2_port *port)
 {
 	struct dlb2_p2p *p2p;
+	unsigned int unmapped;
 	LIST_HEAD(todo);
+	ktime_t start;
 
 	lockdep_assert_not_held(port->dev_lock);
 	might_sleep();
@@ -473,9 +523,17 @@ void dlb2_p2p_revoke_all(struct dlb2_port *port)
 		WRITE_ONCE(p2p->in_callback, true);
 		mutex_unlock(&port->p2p_lock);
 
+		trace_dlb2_p2p_revoke(p2p, p2p->info.domain_id, p2p->info.ldb,
+				      p2p->info.port_id, port->name,
+				      (const void *)p2p->revoke,
+				      p2p->info.offset, p2p->info.len, 0);
+		start = ktime_get();
 		if (p2p->revoke)
 			p2p->revoke(p2p->priv);
-		p2p_unmap_revoked(p2p);
+		unmapped = p2p_unmap_revoked(p2p);
+		trace_dlb2_p2p_revoke_done(p2p, (const void *)p2p->revoke,
+					   ktime_us_delta(ktime_get(), start),
+					   unmapped);
 
 		mutex_lock(&port->p2p_lock);
 		/* From here on dlb2_p2p_put() may free p2p. */
