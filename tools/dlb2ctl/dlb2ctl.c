@@ -46,6 +46,7 @@ static bool skip_existing;		/* apply --skip-existing */
 static const char *out_file;		/* save -o FILE */
 static double watch_interval;		/* stats --watch=SECONDS; 0: once */
 static long watch_count;		/* stats --count=N; 0: until interrupted */
+static const char *cmd_name;		/* the command: "apply", ... */
 
 static const char usage_main[] =
 "Usage: dlb2ctl [--configfs DIR] [--sysfs DIR] COMMAND [ARGS]\n"
@@ -1218,7 +1219,7 @@ static int domain_arg(int argc, char **argv, const char *usage, const char **nam
 
 static int cmd_enable(int argc, char **argv)
 {
-	bool on = !strcmp(argv[0], "enable");
+	bool on = !strcmp(cmd_name, "enable");
 	const char *name;
 	char what[PATH_MAX];
 	int dev;
@@ -1226,7 +1227,7 @@ static int cmd_enable(int argc, char **argv)
 	dev = domain_arg(argc, argv, on ? usage_enable : usage_disable, &name);
 	if (dev < 0)
 		return -dev;
-	snprintf(what, sizeof(what), "%s dlb2_%d/%s", argv[0], dev, name);
+	snprintf(what, sizeof(what), "%s dlb2_%d/%s", cmd_name, dev, name);
 	if (on ? dlb2_domain_enable(dev, name) : dlb2_domain_disable(dev, name)) {
 		print_refusal(what, NULL, "enable");
 		return 1;
@@ -1443,9 +1444,12 @@ int main(int argc, char **argv)
 		{ "destroy", cmd_destroy, usage_destroy },
 		{ "doctor", cmd_doctor, usage_doctor },
 	};
+	static char prog[64];
 	unsigned int i;
 	int c;
 
+	/* getopt's messages: "dlb2ctl: ...", "dlb2ctl COMMAND: ..." */
+	argv[0] = "dlb2ctl";
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
@@ -1485,8 +1489,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(argv[0], cmds[i].name))
+		if (!strcmp(argv[0], cmds[i].name)) {
+			cmd_name = cmds[i].name;
+			snprintf(prog, sizeof(prog), "dlb2ctl %s", cmd_name);
+			argv[0] = prog;
 			return cmds[i].fn(argc, argv);
+		}
 	fprintf(stderr, "dlb2ctl: unknown command '%s'\n\n%s", argv[0], usage_main);
 	return 2;
 }
