@@ -497,23 +497,34 @@ static int cmd_save(int argc, char **argv)
 
 	i = cmd_opts(argc, argv, usage_save, "do");
 	need_configfs();
+	/* FILE.tmp in FILE's directory, renamed to FILE when all was written */
 	if (out_file) {
 		if (make_parents(out_file))
 			return 1;
-		snprintf(tmp, sizeof(tmp), "%s.tmp", out_file);
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp", out_file) >= (int)sizeof(tmp)) {
+			fprintf(stderr, "dlb2ctl: save -o %s: %s\n", out_file,
+				strerror(ENAMETOOLONG));
+			return 1;
+		}
 		if (!freopen(tmp, "w", stdout)) {
-			fprintf(stderr, "dlb2ctl: %s: %s\n", tmp, strerror(errno));
+			fprintf(stderr, "dlb2ctl: save -o %s: cannot create %s: %s\n",
+				out_file, tmp, strerror(errno));
 			return 1;
 		}
 	}
 	rc = save_domains(device, argv + i, argc - i);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "dlb2ctl: save: %s\n", strerror(errno));
+		if (out_file)
+			fprintf(stderr, "dlb2ctl: save -o %s: writing %s: %s\n", out_file,
+				tmp, strerror(errno));
+		else
+			fprintf(stderr, "dlb2ctl: save: %s\n", strerror(errno));
 		rc = 1;
 	}
 	if (out_file && (rc || rename(tmp, out_file))) {
 		if (!rc)
-			fprintf(stderr, "dlb2ctl: %s: %s\n", out_file, strerror(errno));
+			fprintf(stderr, "dlb2ctl: save -o %s: cannot rename %s to it: %s\n",
+				out_file, tmp, strerror(errno));
 		unlink(tmp);
 		rc = 1;
 	}
