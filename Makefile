@@ -29,6 +29,8 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD ?= $(CURDIR)/build
+# the project's version (man pages); tools/*/Makefile read it too
+VERSION := $(shell cat $(CURDIR)/VERSION)
 
 # The harness kernel (VM_KERNEL=default|debug): its build directory (a KDIR)
 # and source tree.  Its modules are built out of the source tree, in
@@ -154,10 +156,13 @@ RST2MAN ?= $(firstword $(shell command -v rst2man rst2man.py 2>/dev/null) rst2ma
 
 man: $(addprefix $(BUILD)/man/,$(MAN_PAGES))
 
-# a warning of docutils fails
-$(BUILD)/man/%: Documentation/man/%.rst
+# a warning of docutils fails; the version is the file VERSION's, put in
+# the page's docinfo (its :Version: field) here rather than kept in each page
+$(BUILD)/man/%: Documentation/man/%.rst VERSION
 	@mkdir -p $(BUILD)/man
-	$(RST2MAN) --halt=warning $< $@
+	sed '/^:Manual group:/a :Version: $(VERSION)' $< >$@.rst
+	$(RST2MAN) --halt=warning $@.rst $@
+	@rm -f $@.rst
 
 install: install-modules install-user
 

@@ -46,6 +46,7 @@ static bool skip_existing;		/* apply --skip-existing */
 static const char *out_file;		/* save -o FILE */
 static double watch_interval;		/* stats --watch=SECONDS; 0: once */
 static long watch_count;		/* stats --count=N; 0: until interrupted */
+static const char *cmd_name;		/* the command: "apply", ... */
 
 static const char usage_main[] =
 "Usage: dlb2ctl [--configfs DIR] [--sysfs DIR] COMMAND [ARGS]\n"
@@ -496,23 +497,34 @@ static int cmd_save(int argc, char **argv)
 
 	i = cmd_opts(argc, argv, usage_save, "do");
 	need_configfs();
+	/* FILE.tmp in FILE's directory, renamed to FILE when all was written */
 	if (out_file) {
 		if (make_parents(out_file))
 			return 1;
-		snprintf(tmp, sizeof(tmp), "%s.tmp", out_file);
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp", out_file) >= (int)sizeof(tmp)) {
+			fprintf(stderr, "dlb2ctl: save -o %s: %s\n", out_file,
+				strerror(ENAMETOOLONG));
+			return 1;
+		}
 		if (!freopen(tmp, "w", stdout)) {
-			fprintf(stderr, "dlb2ctl: %s: %s\n", tmp, strerror(errno));
+			fprintf(stderr, "dlb2ctl: save -o %s: cannot create %s: %s\n",
+				out_file, tmp, strerror(errno));
 			return 1;
 		}
 	}
 	rc = save_domains(device, argv + i, argc - i);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "dlb2ctl: save: %s\n", strerror(errno));
+		if (out_file)
+			fprintf(stderr, "dlb2ctl: save -o %s: writing %s: %s\n", out_file,
+				tmp, strerror(errno));
+		else
+			fprintf(stderr, "dlb2ctl: save: %s\n", strerror(errno));
 		rc = 1;
 	}
 	if (out_file && (rc || rename(tmp, out_file))) {
 		if (!rc)
-			fprintf(stderr, "dlb2ctl: %s: %s\n", out_file, strerror(errno));
+			fprintf(stderr, "dlb2ctl: save -o %s: cannot rename %s to it: %s\n",
+				out_file, tmp, strerror(errno));
 		unlink(tmp);
 		rc = 1;
 	}
@@ -1218,7 +1230,7 @@ static int domain_arg(int argc, char **argv, const char *usage, const char **nam
 
 static int cmd_enable(int argc, char **argv)
 {
-	bool on = !strcmp(argv[0], "enable");
+	bool on = !strcmp(cmd_name, "enable");
 	const char *name;
 	char what[PATH_MAX];
 	int dev;
@@ -1226,7 +1238,7 @@ static int cmd_enable(int argc, char **argv)
 	dev = domain_arg(argc, argv, on ? usage_enable : usage_disable, &name);
 	if (dev < 0)
 		return -dev;
-	snprintf(what, sizeof(what), "%s dlb2_%d/%s", argv[0], dev, name);
+	snprintf(what, sizeof(what), "%s dlb2_%d/%s", cmd_name, dev, name);
 	if (on ? dlb2_domain_enable(dev, name) : dlb2_domain_disable(dev, name)) {
 		print_refusal(what, NULL, "enable");
 		return 1;
@@ -1443,9 +1455,12 @@ int main(int argc, char **argv)
 		{ "destroy", cmd_destroy, usage_destroy },
 		{ "doctor", cmd_doctor, usage_doctor },
 	};
+	static char prog[64];
 	unsigned int i;
 	int c;
 
+	/* getopt's messages: "dlb2ctl: ...", "dlb2ctl COMMAND: ..." */
+	argv[0] = "dlb2ctl";
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
@@ -1485,8 +1500,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(argv[0], cmds[i].name))
+		if (!strcmp(argv[0], cmds[i].name)) {
+			cmd_name = cmds[i].name;
+			snprintf(prog, sizeof(prog), "dlb2ctl %s", cmd_name);
+			argv[0] = prog;
 			return cmds[i].fn(argc, argv);
+		}
 	fprintf(stderr, "dlb2ctl: unknown command '%s'\n\n%s", argv[0], usage_main);
 	return 2;
 }
