@@ -13,7 +13,8 @@ from .sweep import curves, peaks, plot, sweep, write_csv
 def _config(a):
     return Config(workers=a.workers, delay=a.delay, feedback=a.feedback,
                   ingress=a.ingress, dispatcher_time=a.dispatcher_time,
-                  release=a.release)
+                  release=a.release, burst=a.burst, flows=a.flows,
+                  credits=a.credits)
 
 
 def _common(p):
@@ -31,6 +32,12 @@ def _common(p):
                    help="software dispatcher cost per request, us")
     p.add_argument("--release", choices=("complete", "start"),
                    default="complete")
+    p.add_argument("--burst", type=int, default=1,
+                   help="dequeue burst (with --release start)")
+    p.add_argument("--flows", type=int, default=0,
+                   help="atomic flows, pinned while inflight (dlb:K:ARB)")
+    p.add_argument("--credits", type=int, default=0,
+                   help="bound of the scheduler's queue (0: none)")
     p.add_argument("--nreq", type=int, default=200000)
     p.add_argument("--seed", type=int, default=1)
 
@@ -42,7 +49,8 @@ def main(argv=None):
     p = sub.add_parser("run", help="one run; prints the statistics")
     _common(p)
     p.add_argument("--policy", default="jsq",
-                   help="random, rr, jsq, cfcfs, jbsq:K, jbsq-rr:K")
+                   help="random, rr, jsq, cfcfs, jbsq:K, jbsq-rr:K, "
+                   "dlb:K:rr, dlb:K:sf")
     p.add_argument("--load", type=float, default=0.8,
                    help="offered load, fraction of workers / E[S]")
 

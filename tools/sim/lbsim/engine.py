@@ -27,6 +27,22 @@ consumer queue slot is free as soon as the core has dequeued the QE, so
 JBSQ(K) with release="start" bounds the requests waiting in the CQ, not
 counting the one in service).
 
+The DLB's knobs (with policies.DLB, "dlb:K:rr" or "dlb:K:sf"):
+
+  burst    dequeue burst B (release="start" only): an idle worker takes
+           up to B requests out of its CQ at once (their slots are
+           released together) and serves them one after another before it
+           looks at its CQ again; B = 1 is release="start" as above.
+  flows    F > 0: the queue is atomic, each request belongs to one of F
+           flows drawn uniformly; a flow stays pinned to the worker of its
+           inflight events until the last of them completes (the
+           completion heard after the feedback delay); requests of pinned
+           flows wait for their worker's CQ while others go past them.
+  credits  C > 0: at most C requests wait inside the scheduler (a DLB
+           credit is consumed at enqueue and returned when the QE is
+           written to a CQ); the others wait at the producer, in order.
+           Keeps the scheduler's scan short in overload (Fig. 13).
+
 Events are kept in a heapq; arrivals come from a presorted array and are
 merged with the heap, so the heap holds only in-flight events.  Ties
 (zero delays) are handled inline, in causal order.
@@ -49,12 +65,21 @@ class Config:
     ingress: float = 0.0        # constant before the scheduler, us
     dispatcher_time: float = 0.0  # software dispatcher per request, us
     release: str = "complete"   # "complete" or "start"
+    burst: int = 1              # dequeue burst (release="start")
+    flows: int = 0              # atomic flows (0: none)
+    credits: int = 0            # scheduler's queue bound (0: none)
 
 
-def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1):
+def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1,
+        trace=None):
     """Simulate nreq requests arriving at rate (per us) and return
     metrics.Result.  The first warmup fraction of the requests (by
-    arrival) is discarded from the statistics."""
+    arrival) is discarded from the statistics.  trace = (arrival times,
+    service times[, flows]) replaces the random draws (dist, rate, nreq
+    and seed are then ignored but for the result's offered load)."""
+    if (cfg.flows > 0 or cfg.credits > 0 or cfg.burst > 1 or
+            trace is not None):
+        return _run_dlb(policy, dist, rate, cfg, nreq, seed, warmup, trace)
     n = cfg.workers
     delay = float(cfg.delay)
     fb = delay if cfg.feedback is None else float(cfg.feedback)
@@ -168,6 +193,198 @@ def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1):
     return metrics.summarise(arrivals, service, np.array(start),
                              np.array(done), np.array(where), n, warmup,
                              offered=rate * dist.mean / n)
+
+
+def _run_dlb(policy, dist, rate, cfg, nreq, seed, warmup, trace):
+    """run() with the DLB's knobs (burst, flows, credits) or a trace.
+    Without them it gives the same sample path as run()'s own loop (the
+    tests compare the two)."""
+    n = cfg.workers
+    delay = float(cfg.delay)
+    fb = delay if cfg.feedback is None else float(cfg.feedback)
+    if cfg.release not in ("complete", "start"):
+        raise ValueError("release must be 'complete' or 'start'")
+    rel_on_start = cfg.release == "start"
+    burst = int(cfg.burst)
+    if burst < 1 or (burst > 1 and not rel_on_start):
+        raise ValueError("burst > 1 needs release='start'")
+    credits = int(cfg.credits)
+    pinning = cfg.flows > 0 or (trace is not None and len(trace) > 2)
+    if pinning and not policy.flow_aware:
+        raise ValueError(f"policy {policy.name} does not know flows")
+    if (pinning or credits) and not policy.holds:
+        raise ValueError("flows and credits need a policy that holds "
+                         "requests (dlb:K:ARB)")
+
+    if trace is None:
+        ss = np.random.SeedSequence(seed)
+        rng_arr, rng_svc, rng_pol, rng_flow = (np.random.default_rng(s)
+                                               for s in ss.spawn(4))
+        arrivals = np.cumsum(rng_arr.exponential(1.0 / rate, nreq))
+        service = dist.sample(rng_svc, nreq)
+        fl = (rng_flow.integers(0, cfg.flows, nreq).tolist() if pinning
+              else None)
+    else:
+        arrivals = np.asarray(trace[0], dtype=float)
+        service = np.asarray(trace[1], dtype=float)
+        nreq = len(arrivals)
+        rng_pol = np.random.default_rng(seed)
+        fl = list(trace[2]) if pinning else None
+    ready = arrivals + cfg.ingress
+    if cfg.dispatcher_time > 0:
+        ready = _fifo_stage(ready, cfg.dispatcher_time)
+    policy.reset(n, rng_pol, nreq)
+
+    svc = service.tolist()
+    rdy = ready.tolist()
+    start = [0.0] * nreq
+    done = [0.0] * nreq
+    where = [0] * nreq
+
+    select = policy.select
+    dispatched = policy.dispatched
+    released = policy.released
+    finished = policy.finished if pinning else None
+    room = getattr(policy, "room", None)
+    holds = policy.holds
+    central = deque()
+    producer = deque()          # waiting for a credit
+    local = [deque() for _ in range(n)]
+    taken = [0] * n             # dequeued in the current burst, not begun
+    busy = [False] * n
+    heap = []
+    push = heapq.heappush
+    pop = heapq.heappop
+    seq = 0
+    AT_WORKER, DONE, RELEASE, FINISH = 0, 1, 2, 3
+
+    def pick(r):
+        return select(fl[r]) if pinning else select()
+
+    def send(t, r, w):
+        nonlocal seq
+        if pinning:
+            dispatched(w, fl[r])
+        else:
+            dispatched(w)
+        where[r] = w
+        if delay > 0:
+            seq += 1
+            push(heap, (t + delay, seq, AT_WORKER, w, r))
+        else:
+            at_worker(t, r, w)
+
+    def drain(t):
+        # the scheduler's queue in order; with flows a request whose
+        # worker is full is passed over, not blocking the others
+        nonlocal central
+        if pinning:
+            keep = deque()
+            while central and room():
+                r = central.popleft()
+                w = pick(r)
+                if w is None:
+                    keep.append(r)
+                else:
+                    send(t, r, w)
+            keep.extend(central)
+            central = keep
+        else:
+            while central:
+                w = pick(central[0])
+                if w is None:
+                    break
+                send(t, central.popleft(), w)
+        while producer and (not credits or len(central) < credits):
+            enter(t, producer.popleft())
+
+    def enter(t, r):
+        # r reaches the scheduler
+        if (not central or pinning) and (room is None or room()):
+            w = pick(r)
+            if w is not None:
+                send(t, r, w)
+                return
+        central.append(r)
+
+    def notify(t, w, kind, r):
+        nonlocal seq
+        if fb > 0:
+            seq += 1
+            push(heap, (t + fb, seq, kind, w, r))
+        elif kind == RELEASE:
+            released(w)
+            drain(t)
+        else:
+            finished(w, fl[r])
+            drain(t)
+
+    def begin(t, r, w):
+        nonlocal seq
+        busy[w] = True
+        start[r] = t
+        seq += 1
+        push(heap, (t + svc[r], seq, DONE, w, r))
+
+    def next_job(t, w):
+        # w is idle and its CQ (local[w]) not empty
+        # (busy before the releases: with no feedback delay a release
+        # may send the next request to w at once)
+        q = local[w]
+        k = 0
+        if rel_on_start:
+            if not taken[w]:
+                k = min(burst, len(q))
+                taken[w] = k
+            taken[w] -= 1
+        begin(t, q.popleft(), w)
+        for _ in range(k):
+            notify(t, w, RELEASE, -1)
+
+    def at_worker(t, r, w):
+        local[w].append(r)
+        if not busy[w]:
+            next_job(t, w)
+
+    i = 0
+    inf = float("inf")
+    while i < nreq or heap:
+        ta = rdy[i] if i < nreq else inf
+        if heap and heap[0][0] <= ta:
+            t, _, kind, w, r = pop(heap)
+            if kind == DONE:
+                done[r] = t
+                busy[w] = False
+                if local[w]:
+                    next_job(t, w)
+                if not rel_on_start:
+                    notify(t, w, RELEASE, -1)
+                if pinning:
+                    notify(t, w, FINISH, r)
+            elif kind == AT_WORKER:
+                at_worker(t, r, w)
+            elif kind == RELEASE:
+                released(w)
+                drain(t)
+            else:
+                finished(w, fl[r])
+                drain(t)
+        else:
+            r = i
+            i += 1
+            if producer or (credits and len(central) >= credits):
+                producer.append(r)
+            elif holds and central and not pinning:
+                central.append(r)
+            else:
+                enter(ta, r)
+
+    res = metrics.summarise(arrivals, service, np.array(start),
+                            np.array(done), np.array(where), n, warmup,
+                            offered=rate * dist.mean / n)
+    res.picks = getattr(policy, "picks", None)
+    res.where = where
+    return res
 
 
 def _fifo_stage(t_in, cost):

@@ -27,11 +27,29 @@ where c-FCFS's "execution bubbles" (Turbo Sec. II-C) come from.
            order instead of the shortest: an arbiter that only knows
            "has room" / "is full".  As K grows, jbsq:K tends to JSQ and
            jbsq-rr:K to rr; with K=1 both are c-FCFS.
+  dlb:K:ARB  the DLB as a policy: CQ depth K, the worker chosen among CQs
+           with room by ARB = rr (round robin from the CQ served last, as
+           the QEMU model's arbitration=rr, tools/qemu/dlb2-sched.c) or
+           sf (shortest first, lowest index on ties: jbsq:K); with
+           engine.Config.flows > 0 the queue is atomic: a flow with
+           inflight events is pinned to its worker (select() waits for
+           that CQ to have room; requests of other flows go past it) and
+           unpinned when its last inflight event completes.  The DLB's
+           own rule is not documented (dlb2-hardware-facts.md, "CQ
+           arbitration algorithm among several eligible CQs": UNKNOWN).
+           Without flows, dlb:K:sf is jbsq:K and dlb:K:rr is jbsq-rr:K
+           on the same sample path (tests/test_dlb.py).
+
+A policy's select() takes the request's flow (-1: none); only a policy
+with flow_aware = True uses it, and gets dispatched(w, flow) and
+finished(w, flow) (the flow's event completed, heard after the feedback
+delay) from the engine.
 """
 
 
 class Policy:
     holds = False
+    flow_aware = False
     name = "?"
 
     def reset(self, n, rng, nreq):
@@ -153,8 +171,73 @@ class CentralFCFS(Policy):
         self.idle.append(w)
 
 
+class DLB(Policy):
+    """The DLB's choice of a consumer queue: depth K, arbitration "rr" or
+    "sf" among the CQs with room, atomic flows pinned while inflight."""
+
+    holds = True
+    flow_aware = True
+
+    def __init__(self, depth=4, arb="rr"):
+        if arb not in ("rr", "sf"):
+            raise ValueError("dlb arbitration must be rr or sf")
+        self.bound, self.arb = int(depth), arb
+        self.name = f"dlb({self.bound},{arb})"
+
+    def reset(self, n, rng, nreq):
+        self.n = n
+        self.view = [0] * n
+        self._next = 0
+        self.pin = {}           # flow -> [worker, inflight events]
+        self.picks = []         # every choice, for the tests (small runs)
+        self.record = nreq <= 1000
+
+    def room(self):
+        return min(self.view) < self.bound
+
+    def select(self, f=-1):
+        view, k = self.view, self.bound
+        p = self.pin.get(f) if f >= 0 else None
+        if p is not None:
+            w = p[0] if view[p[0]] < k else None
+        elif self.arb == "sf":
+            m = min(view)
+            w = None if m >= k else view.index(m)
+        else:
+            n, w = self.n, self._next
+            for _ in range(n):
+                if view[w] < k:
+                    self._next = w + 1 if w + 1 < n else 0
+                    break
+                w = w + 1 if w + 1 < n else 0
+            else:
+                w = None
+        if self.record and w is not None:
+            self.picks.append(w)
+        return w
+
+    def dispatched(self, w, f=-1):
+        self.view[w] += 1
+        if f >= 0:
+            p = self.pin.get(f)
+            if p is None:
+                self.pin[f] = [w, 1]
+            else:
+                p[1] += 1
+
+    def released(self, w):
+        self.view[w] -= 1
+
+    def finished(self, w, f):
+        p = self.pin[f]
+        p[1] -= 1
+        if not p[1]:
+            del self.pin[f]
+
+
 def parse(spec):
-    """Policy from a spec: random, rr, jsq, cfcfs, jbsq:K, jbsq-rr:K."""
+    """Policy from a spec: random, rr, jsq, cfcfs, jbsq:K, jbsq-rr:K,
+    dlb:K:rr, dlb:K:sf."""
     kind, _, arg = spec.partition(":")
     if kind in ("random", "rss", "dfcfs-r"):
         return Random()
@@ -168,4 +251,7 @@ def parse(spec):
         return JBSQ(int(arg or 1))
     if kind == "jbsq-rr":
         return JBSQRoundRobin(int(arg or 1))
+    if kind == "dlb":
+        k, _, arb = arg.partition(":")
+        return DLB(int(k or 4), arb or "rr")
     raise ValueError(f"unknown policy {spec!r}")
