@@ -28,16 +28,6 @@ static const char *const state_names[] = {
 	[DLB2_STATE_FAILED] = "failed",
 };
 
-/* As sysfs's alarms/ names them. */
-static const char *const alarm_names[DLB2_NUM_ALARMS] = {
-	[DLB2_ALARM_ILLEGAL_ENQ] = "illegal_enqueue",
-	[DLB2_ALARM_EXCESS_TOKENS] = "excess_tokens",
-	[DLB2_ALARM_ILLEGAL_HCW] = "illegal_hcw",
-	[DLB2_ALARM_ILLEGAL_QID] = "illegal_qid",
-	[DLB2_ALARM_DISABLED_QID] = "disabled_qid",
-	[DLB2_ALARM_OTHER] = "other",
-};
-
 static const char *const sched_names[] = {
 	[DLB2_Q_ATOMIC] = "atomic",
 	[DLB2_Q_ORDERED] = "ordered",
@@ -62,7 +52,7 @@ static void show_device(struct seq_file *m, struct dlb2 *dlb2)
 		   dlb2->dying, READ_ONCE(dlb2->p2p_override));
 	seq_puts(m, "alarms");
 	for (k = 0; k < DLB2_NUM_ALARMS; k++)
-		seq_printf(m, " %s=%lld", alarm_names[k],
+		seq_printf(m, " %s=%lld", dlb2_alarm_name(k),
 			   atomic64_read(&dlb2->alarms[k]));
 	seq_printf(m, "\nfree domains=%u ldb_queues=%u ldb_ports=%u dir_ports=%u ldb_credits=%u dir_credits=%u hist_list_entries=%u atomic_inflights=%u\n",
 		   bitmap_weight(r->domains, DLB2_MAX_DOMAINS),

@@ -260,5 +260,6 @@ void dlb2_port_chrdev_exit(void);
 extern const struct attribute_group *dlb2_dev_groups[];
 int dlb2_sysfs_init(void);
 void dlb2_sysfs_exit(void);
+const char *dlb2_alarm_name(enum dlb2_alarm kind);
 
 #endif /* __DLB2_H */

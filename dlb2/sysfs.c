@@ -270,15 +270,22 @@ ALARM_ATTR(illegal_qid, DLB2_ALARM_ILLEGAL_QID);
 ALARM_ATTR(disabled_qid, DLB2_ALARM_DISABLED_QID);
 ALARM_ATTR(other, DLB2_ALARM_OTHER);
 
-static struct attribute *alarm_attrs[] = {
-	&alarm_illegal_enqueue.attr.attr,
-	&alarm_excess_tokens.attr.attr,
-	&alarm_illegal_hcw.attr.attr,
-	&alarm_illegal_qid.attr.attr,
-	&alarm_disabled_qid.attr.attr,
-	&alarm_other.attr.attr,
-	NULL,
+/* Indexed by kind, so that dlb2_alarm_name() can read the names. */
+static struct attribute *alarm_attrs[DLB2_NUM_ALARMS + 1] = {
+	[DLB2_ALARM_ILLEGAL_ENQ] = &alarm_illegal_enqueue.attr.attr,
+	[DLB2_ALARM_EXCESS_TOKENS] = &alarm_excess_tokens.attr.attr,
+	[DLB2_ALARM_ILLEGAL_HCW] = &alarm_illegal_hcw.attr.attr,
+	[DLB2_ALARM_ILLEGAL_QID] = &alarm_illegal_qid.attr.attr,
+	[DLB2_ALARM_DISABLED_QID] = &alarm_disabled_qid.attr.attr,
+	[DLB2_ALARM_OTHER] = &alarm_other.attr.attr,
+	[DLB2_NUM_ALARMS] = NULL,
 };
+
+/* The name of alarms/ file that counts @kind (debugfs shows the same). */
+const char *dlb2_alarm_name(enum dlb2_alarm kind)
+{
+	return alarm_attrs[kind]->name;
+}
 
 static const struct attribute_group alarm_group = {
 	.name = "alarms",
