@@ -16,13 +16,18 @@ VIRTME_NG_VERSION=1.42
 # Debian's own kernel images the driver's tests also run on, as users boot
 # them (tools/vm/run --kernel=stock:RELEASE): bookworm's 6.1 and its 6.12
 # from the security suite.  install-deps installs each image and its headers
-# when the archive still carries it; make check skips those it does not.
+# into the test root (below) when the archive still carries it; make check
+# skips those it does not.
 STOCK_KERNELS="6.1.0-56-amd64 6.12.117+deb12-amd64"
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # Build products live outside the checkout so that a fresh clone (CI) reuses them.
 CACHE=${ACCDIRECT_CACHE:-/var/cache/accdirect}
 VENV=$CACHE/venv
+# A Debian 12 system of its own (tools/vm/testroot) for what make check
+# installs as a user would: Debian's kernels, the project's packages, DKMS's
+# modules.  Never the host's /boot or dpkg database.
+TESTROOT=$CACHE/testroot
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
