@@ -28,6 +28,13 @@ VENV=$CACHE/venv
 # installs as a user would: Debian's kernels, the project's packages, DKMS's
 # modules.  Never the host's /boot or dpkg database.
 TESTROOT=$CACHE/testroot
+# stock_installed RELEASE: Debian's kernel RELEASE, image and headers, is in
+# the test root.  (Its /lib/modules/RELEASE/build is an absolute link, which
+# resolves only inside.)
+stock_installed() {
+	[ -f "$TESTROOT/boot/vmlinuz-$1" ] && [ -d "$TESTROOT/lib/modules/$1" ] &&
+		[ -f "$TESTROOT/usr/src/linux-headers-$1/Makefile" ]
+}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
