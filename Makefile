@@ -136,6 +136,7 @@ sbindir ?= $(PREFIX)/sbin
 libdir ?= $(PREFIX)/lib
 includedir ?= $(PREFIX)/include
 mandir ?= $(PREFIX)/share/man
+exampledir ?= $(PREFIX)/share/doc/dlb2-tools/examples
 bashcompdir ?= $(PREFIX)/share/bash-completion/completions
 udevrulesdir ?= $(PREFIX)/lib/udev/rules.d
 sysusersdir ?= $(PREFIX)/lib/sysusers.d
@@ -149,7 +150,7 @@ KVER = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 
 # The AccDirect programs exist where libibverbs does (tools/accdirect).
 HAVE_VERBS := $(wildcard /usr/include/infiniband/verbs.h)
-MAN_PAGES := dlb2ctl.8 libdlb2.3 \
+MAN_PAGES := dlb2ctl.8 dlb2.json.5 libdlb2.3 \
 	$(if $(HAVE_VERBS),accdirect-server.1 accdirect-agent.1 accdirect-client.1 \
 		accdirect-qualify.1)
 RST2MAN ?= $(firstword $(shell command -v rst2man rst2man.py 2>/dev/null) rst2man)
@@ -182,21 +183,24 @@ install-modules:
 
 # libdlb2 (shared, static, headers, pkg-config), dlb2ctl in sbin (it sets
 # up domains: root), the AccDirect programs in bin, man pages, bash
-# completion, the udev rule of the port devices and the sysusers.d entry
-# of their group, the unit that applies /etc/dlb2 when a DLB is bound, and
-# that directory, empty (dlb2ctl save -o /etc/dlb2/NAME.json fills it).
+# completion, the example configuration (dlb2.json(5)), the udev rule of
+# the port devices and the sysusers.d entry of their group, the unit that
+# applies /etc/dlb2 when a DLB is bound, and that directory, empty
+# (dlb2ctl save -o /etc/dlb2/NAME.json fills it).
 install-user: tools man
 	$(MAKE) -s -C tools/lib/dlb2 install $(INSTALL_VARS)
 	$(MAKE) -s -C tools/dlb2ctl install $(INSTALL_VARS)
 	$(MAKE) -s -C tools/accdirect install $(INSTALL_VARS)
 	$(INSTALL) -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
-		$(DESTDIR)$(mandir)/man8 $(DESTDIR)$(bashcompdir) \
+		$(DESTDIR)$(mandir)/man5 $(DESTDIR)$(mandir)/man8 \
+		$(DESTDIR)$(exampledir) $(DESTDIR)$(bashcompdir) \
 		$(DESTDIR)$(udevrulesdir) $(DESTDIR)$(sysusersdir) \
 		$(DESTDIR)$(systemdunitdir) $(DESTDIR)$(sysconfdir)/dlb2
 	for m in $(MAN_PAGES); do \
 		$(INSTALL) -m 644 $(BUILD)/man/$$m $(DESTDIR)$(mandir)/man$${m##*.}/$$m || exit; \
 	done
 	$(INSTALL) -m 644 tools/dlb2ctl/dlb2ctl.bash-completion $(DESTDIR)$(bashcompdir)/dlb2ctl
+	$(INSTALL) -m 644 tools/lib/dlb2/examples/pipeline.json $(DESTDIR)$(exampledir)/pipeline.json
 	$(INSTALL) -m 644 tools/dist/60-dlb2.rules $(DESTDIR)$(udevrulesdir)/60-dlb2.rules
 	$(INSTALL) -m 644 tools/dist/dlb2.sysusers.conf $(DESTDIR)$(sysusersdir)/dlb2.conf
 	sed -e 's|@sbindir@|$(sbindir)|' -e 's|@sysconfdir@|$(sysconfdir)|' \
@@ -212,8 +216,10 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,accdirect-server.1 accdirect-agent.1 \
 		accdirect-client.1 accdirect-qualify.1) \
 	      $(DESTDIR)$(mandir)/man3/libdlb2.3 $(DESTDIR)$(mandir)/man8/dlb2ctl.8 \
+	      $(DESTDIR)$(mandir)/man5/dlb2.json.5 $(DESTDIR)$(exampledir)/pipeline.json \
 	      $(DESTDIR)$(bashcompdir)/dlb2ctl $(DESTDIR)$(udevrulesdir)/60-dlb2.rules \
 	      $(DESTDIR)$(sysusersdir)/dlb2.conf $(DESTDIR)$(systemdunitdir)/dlb2-apply@.service
+	@rmdir $(DESTDIR)$(exampledir) $(DESTDIR)$(dir $(exampledir)) 2>/dev/null || :
 	@rmdir $(DESTDIR)$(sysconfdir)/dlb2 2>/dev/null || \
 		{ [ ! -d $(DESTDIR)$(sysconfdir)/dlb2 ] || echo "uninstall: $(DESTDIR)$(sysconfdir)/dlb2 is not empty: kept" >&2; }
 	@if [ -n "$(KVER)" ]; then \

@@ -72,7 +72,7 @@ static const char usage_main[] =
 "  --sysfs DIR       sysfs mount point (/sys)\n"
 "  --version         print the version and exit\n"
 "\n"
-"The JSON schema: tools/lib/dlb2/README.md.  'dlb2ctl COMMAND --help' for more.\n";
+"The file format: dlb2.json(5).  'dlb2ctl COMMAND --help' for more.\n";
 
 static const char usage_apply[] =
 "Usage: dlb2ctl apply [--check] [-d N | --bdf BDF] [--skip-existing] FILE...\n"
