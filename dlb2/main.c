@@ -187,14 +187,15 @@ static enum dlb2_state dlb2_reinit(struct dlb2 *dlb2)
 		dlb2_hw_init(dlb2);
 		dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(dlb2->ver),
 			    DLB2_SYS_MSIX_MODE_COMPRESSED);
-		/* hw_init turned the alarms on: so does the flag. */
-		dlb2_alarms_enable(dlb2);
 		state = DLB2_STATE_READY;
 	} else {
 		dev_err(&pdev->dev,
 			"did not come back from a reset: unusable until rebound\n");
 	}
 	mutex_lock(dlb2->lock);
+	/* hw_init turned the alarms on: so do the flags. */
+	if (state == DLB2_STATE_READY)
+		dlb2_alarms_enable(dlb2);
 	dlb2->state = state;
 	mutex_unlock(dlb2->lock);
 	return state;
