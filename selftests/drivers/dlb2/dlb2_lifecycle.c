@@ -1059,4 +1059,64 @@ TEST_F_TIMEOUT(lc, alarm_storm_stops_only_its_domain, 180)
 	dlb2_port_close(b);
 }
 
+/*
+ * A storm of alarms that name no enabled domain's port (raw writes to a
+ * freed producer port through resource0: ILLEGAL_PP) switches the
+ * device's ingress alarms off; a function reset switches them on again,
+ * flag included: ingress_alarms reads 1 and the next such write is
+ * counted.
+ */
+TEST_F_TIMEOUT(lc, storm_from_no_domain_then_reset_restores_alarms, 180)
+{
+	struct dlb2_hcw h = { .cmd = DLB2_CMD_NOOP };
+	char res[PATH_MAX], path[PATH_MAX];
+	long long end;
+	long other;
+	int fd, port, i;
+	void *bar;
+
+	if (!self->version)
+		return;
+	kernel_log_expect("alarms in one second from no domain.s port: ingress alarms off");
+	ASSERT_EQ(1, read_num(self->pci, "ingress_alarms"));
+	ASSERT_EQ(0, create(self->dev, DOM_A));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "p", DLB2_DIR));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+	port = pid(self->dev, DOM_A, "p");
+	ASSERT_LE(0, port);
+	ASSERT_EQ(0, dlb2_domain_destroy(self->dev, DOM_A));
+
+	pathf(res, "%s/resource0", self->pci);
+	fd = open(res, O_RDWR | O_SYNC);
+	ASSERT_LE(0, fd);
+	bar = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   DIR_PP_OFFS(port));
+	close(fd);
+	if (bar == MAP_FAILED)
+		SKIP(return, "raw BAR mapping refused: %s (%s)",
+		     strerror(errno), "CONFIG_IO_STRICT_DEVMEM?");
+	end = dlb2_now_ms() + 20000;
+	while (read_num(self->pci, "ingress_alarms") == 1 &&
+	       dlb2_now_ms() < end)
+		for (i = 0; i < 64; i++)
+			dlb2_pp_write_sse(bar, &h, 1);
+	ASSERT_EQ(0, read_num(self->pci, "ingress_alarms")) {
+		munmap(bar, 0x1000);
+		TH_LOG("no cut-off within 20 s of writes to freed port %d", port);
+	}
+
+	/* The reset initialises the device: alarms on, flag included. */
+	ASSERT_EQ(0, sysfs_write(pathf(path, "%s/reset", self->pci), "1"));
+	EXPECT_EQ(1, read_num(self->pci, "ingress_alarms"));
+	other = read_num(self->pci, "alarms/other");
+	dlb2_pp_write_sse(bar, &h, 1);
+	munmap(bar, 0x1000);
+	EXPECT_TRUE(dlb2_poll_until(read_num(self->pci, "alarms/other") > other,
+				    5000)) {
+		TH_LOG("the write to freed port %d after the reset raised no alarm",
+		       port);
+	}
+	EXPECT_EQ(other + 1, read_num(self->pci, "alarms/other"));
+}
+
 TEST_HARNESS_MAIN

@@ -84,11 +84,14 @@ FIXTURE_SETUP(port)
 
 FIXTURE_TEARDOWN(port)
 {
+	char path[PATH_MAX];
+
 	if (!self->version)
 		return;
 	dlb2_rebind(self->bdf);
 	cfs_domain_destroy(self->dom);
 	cfs_domain_destroy(self->dom2);
+	cfs_domain_destroy(pathf(path, "%s/kport3", self->dev));
 }
 
 struct maps {
@@ -564,6 +567,84 @@ TEST_F(port, aer_failed_recovery_leaves_failed)
 	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
 	EXPECT_EQ(0x79, e.data);
 	unmap_port(&dp);
+}
+
+/*
+ * A directed port @name in interrupt mode (depth 8) linked to a queue q@name
+ * of @dom, after @pads directed ports without a queue.
+ */
+static int dir_intr_domain(const char *dom, unsigned int pads, const char *name)
+{
+	char path[PATH_MAX], q[NAME_MAX + 1];
+	unsigned int i;
+	int ret = mkdir_e(dom);
+
+	for (i = 0; !ret && i < pads; i++) {
+		snprintf(q, sizeof(q), "pad%u", i);
+		ret = cfs_add_port(dom, q, "dir");
+	}
+	snprintf(q, sizeof(q), "q%s", name);
+	ret = ret ?: cfs_add_queue(dom, q, "dir");
+	ret = ret ?: cfs_add_port(dom, name, "dir");
+	ret = ret ?: write_attr(pathf(path, "%s/ports/%s", dom, name),
+				"cq_depth", "8");
+	ret = ret ?: write_attr(path, "wait_mode", "interrupt");
+	ret = ret ?: cfs_link(dom, name, q);
+	ret = ret ?: write_attr(dom, "ldb_credits", CREDITS);
+	ret = ret ?: write_attr(dom, "dir_credits", CREDITS);
+	return ret ?: write_attr(dom, "enable", "1");
+}
+
+/*
+ * The CQ interrupt of interrupt-mode directed port "a" (domain kport2) wakes
+ * "a" and not the interrupt-mode port "b" of another domain (kport3), whose
+ * CQ did not move: b's poll() stays empty and its read() answers EAGAIN.
+ * On DLB 2.5 the two have ids from 64 up, whose occupancy status the
+ * handler cannot read (it compares CQ write pointers); on DLB 2.0, from 32
+ * up (the second status register).
+ */
+TEST_F(port, directed_port_interrupt_wakes_only_its_port)
+{
+	long first = strcmp(self->version ?: "", "2.5") ? 32 : 64;
+	char dom3[PATH_MAX], node[PATH_MAX];
+	struct pollfd pfd;
+	struct maps a, b;
+	long ida, idb;
+	__u64 n = 0;
+
+	if (!self->version)
+		return;
+	/* The fixture's domain holds directed port 0: "a" gets id first. */
+	ASSERT_EQ(0, read_num(pathf(node, "%s/ports/dp", self->dom), "id"));
+	ASSERT_EQ(0, dir_intr_domain(self->dom2, first - 1, "a"));
+	pathf(dom3, "%s/kport3", self->dev);
+	cfs_domain_destroy(dom3);
+	ASSERT_EQ(0, dir_intr_domain(dom3, 0, "b"));
+	ida = read_num(pathf(node, "%s/ports/a", self->dom2), "id");
+	idb = read_num(pathf(node, "%s/ports/b", dom3), "id");
+	ASSERT_EQ(first, ida);
+	ASSERT_EQ(first + 1, idb);
+
+	ASSERT_EQ(0, map_port(pathf(node, "/dev/dlb2/%ld/kport2/a", self->dev_id),
+			      &a));
+	ASSERT_EQ(0, map_port(pathf(node, "/dev/dlb2/%ld/kport3/b", self->dev_id),
+			      &b));
+	hcw(&a, DLB2_CMD_ARM, 0, 0, 0, 0);
+	hcw(&a, DLB2_CMD_NEW, a.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 1);
+	pfd = (struct pollfd){ .fd = a.fd, .events = POLLIN };
+	EXPECT_EQ(1, poll(&pfd, 1, 2000));
+	EXPECT_EQ(8, read(a.fd, &n, 8));
+	EXPECT_EQ(1, n);
+
+	/* b's CQ did not move: no wake-up, no interrupt counted. */
+	pfd = (struct pollfd){ .fd = b.fd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&pfd, 1, 300));
+	EXPECT_EQ(-1, fcntl(b.fd, F_SETFL, O_NONBLOCK) ? -1 : read(b.fd, &n, 8));
+	EXPECT_EQ(EAGAIN, errno);
+	unmap_port(&a);
+	unmap_port(&b);
+	cfs_domain_destroy(dom3);
 }
 
 /*
