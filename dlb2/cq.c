@@ -121,11 +121,15 @@ void dlb2_port_cq_resume(struct dlb2_port *port)
 void dlb2_port_release_cq(struct dlb2_port *port)
 {
 	struct dlb2 *dlb2 = port->dlb2;
+	bool stopped;
 
 	lockdep_assert_held(dlb2->lock);
 	lockdep_assert_held(&port->lock);
 	dlb2_hw_cq_enable(dlb2, port, false);
+	/* The drain writes to the producer port, even one a storm stopped. */
+	stopped = dlb2_alarms_port_hold(dlb2, port);
 	dlb2_hw_port_drain_all(dlb2, port, &port->released);
+	dlb2_alarms_port_release(dlb2, port, stopped);
 	memset(port->cq_va, 0, dlb2_port_cq_map_size(port));
 	dma_sync_single_for_device(&dlb2->pdev->dev, port->cq_dma,
 				   dlb2_port_cq_map_size(port),

@@ -48,7 +48,8 @@ static void show_device(struct seq_file *m, struct dlb2 *dlb2)
 	seq_printf(m, "device %s dlb2_%d version=%s state=%s ingress_alarms=%s dying=%u p2p_override=%d\n",
 		   pci_name(dlb2->pdev), dlb2->id, dlb2_ver_str(dlb2),
 		   state_names[dlb2->state],
-		   READ_ONCE(dlb2->ingress_alarms_off) ? "off" : "on",
+		   READ_ONCE(dlb2->ingress_alarms_off) ? "off" :
+		   READ_ONCE(dlb2->alarms_stops) ? "domains_stopped" : "on",
 		   dlb2->dying, READ_ONCE(dlb2->p2p_override));
 	seq_puts(m, "alarms");
 	for (k = 0; k < DLB2_NUM_ALARMS; k++)
@@ -131,6 +132,8 @@ static void show_domain(struct seq_file *m, struct dlb2 *dlb2,
 		   READ_ONCE(page[DLB2_CREDIT_POOL_OFFSET(DLB2_CREDIT_POOL_DIR) / 8]),
 		   dom->res.hist_list_base, req->hist_list_entries,
 		   req->atomic_inflights, dom->num_queues, dom->num_ports);
+	if (READ_ONCE(dom->alarms_stopped))
+		seq_puts(m, "  producer ports stopped by an alarm storm\n");
 	for (i = 0; i < dom->num_queues; i++)
 		show_queue(m, dlb2, &dom->queues[i]);
 	for (i = 0; i < dom->num_ports; i++)

@@ -177,7 +177,10 @@ enum dlb2_state {
  * @alarms: ingress alarms seen, by kind
  * @alarm_window_start: jiffies when the current one-second window began
  * @alarm_window_count: alarms in the current window
- * @ingress_alarms_off: alarms were switched off after an alarm storm
+ * @ingress_alarms_off: alarms were switched off after a storm of alarms
+ *			that named no enabled domain's port (intr.c)
+ * @alarms_stops: enabled or killed domains whose producer ports an alarm
+ *		  storm stopped (intr.c; dlb2_domain.alarms_stopped)
  * @p2p_override: map producer ports for peers the PCI topology check
  *		  refuses (sysfs p2p_override, the administrator's call)
  * @debugfs: its debugfs directory (debugfs.c), or an error or NULL
@@ -204,6 +207,7 @@ struct dlb2 {
 	unsigned long alarm_window_start;
 	unsigned int alarm_window_count;
 	bool ingress_alarms_off;
+	unsigned int alarms_stops;
 	bool p2p_override;
 	struct dentry *debugfs;
 };
@@ -251,6 +255,10 @@ static inline void dlb2_debugfs_del(struct dlb2 *dlb2) { }
 int dlb2_intr_init(struct dlb2 *dlb2);
 void dlb2_intr_exit(struct dlb2 *dlb2);
 void dlb2_alarms_enable(struct dlb2 *dlb2);
+void dlb2_alarms_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom);
+bool dlb2_alarms_port_hold(struct dlb2 *dlb2, const struct dlb2_port *port);
+void dlb2_alarms_port_release(struct dlb2 *dlb2, const struct dlb2_port *port,
+			      bool stopped);
 
 /* port.c */
 int dlb2_port_chrdev_init(void);

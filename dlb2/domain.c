@@ -244,6 +244,8 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 
 	lockdep_assert_held(dlb2->lock);
 	if (programmed) {
+		/* A domain an alarm storm stopped drains like any other. */
+		dlb2_alarms_domain_reset(dlb2, dom);
 		start = ktime_get();
 		ret = dlb2_hw_domain_reset(dlb2, dom);
 		trace_dlb2_domain_reset(pci_name(dlb2->pdev), dom->name,

@@ -235,6 +235,11 @@ static inline u32 dlb2_port_cq_map_size(const struct dlb2_port *port)
  * @num_ports: entries in @ports
  * @ports: its ports, in configuration order
  * @release_node: on a list of revoked domains that their revoker releases
+ * @alarm_window_start: jiffies when the current one-second window of its
+ *			ports' alarms began (intr.c, "Locking")
+ * @alarm_window_count: its ports' alarms in that window
+ * @alarms_stopped: an alarm storm of its ports stopped its producer ports
+ *		    (intr.c), until dlb2_alarms_enable() or its teardown
  * @name: configfs name
  */
 struct dlb2_domain {
@@ -247,6 +252,9 @@ struct dlb2_domain {
 	unsigned int num_ports;
 	struct dlb2_port **ports;
 	struct list_head release_node;
+	unsigned long alarm_window_start;
+	unsigned int alarm_window_count;
+	bool alarms_stopped;
 	char name[DLB2_NAME_MAX + 1];
 };
 

@@ -4,9 +4,27 @@
  *
  * Compressed MSI-X mode: vector 0 is the service interrupt (ingress alarms),
  * vector 1 serves every CQ.  Alarms are counted per kind and per port and
- * logged rate-limited; more than DLB2_ALARM_STORM in one second switches
- * the ingress alarms off (a producer flooding illegal HCWs must not keep a
- * CPU busy), until an administrator writes ingress_alarms in sysfs.
+ * logged rate-limited.  A producer flooding illegal HCWs must not keep a
+ * CPU busy, nor cost the other tenants their alarms: more than
+ * DLB2_ALARM_STORM alarms of one domain's ports in one second stop that
+ * domain's producer ports (SYS_*_PP_V = 0: the device drops their HCWs
+ * before any check that could raise an alarm).  The device has a single,
+ * device-wide enable per kind of alarm (SYS_INGRESS_ALARM_ENBL, facts
+ * §8.2), no per-port or per-domain one, so stopping the offending ports is
+ * the only cut-off that leaves the other domains' alarms on.  A stopped
+ * port's HCWs raise ILLEGAL_PP, whose enable is therefore off while a
+ * domain is stopped; only ports of no enabled domain raise it otherwise,
+ * and no tenant can write to those (their mappings are revoked).  Alarms
+ * that name no port of an enabled domain are counted device-wide, and more
+ * than DLB2_ALARM_STORM of them in one second switch every ingress alarm
+ * off, as before.  Writing ingress_alarms in sysfs undoes both.
+ *
+ * Locking: the window counts, dlb2_domain.alarms_stopped, dlb2.alarms_stops
+ * and dlb2.ingress_alarms_off change in the alarm handler, which the IRQ
+ * core never runs on two CPUs at once, and under the device lock with the
+ * alarm vector disabled (disable_irq(), which waits for a running handler),
+ * so never at the same time.  Readers outside both (sysfs, debugfs) use
+ * READ_ONCE().
  */
 #include <linux/bitfield.h>
 #include <linux/interrupt.h>
@@ -48,6 +66,58 @@ static enum dlb2_alarm decode(u32 synd0)
 	return DLB2_ALARM_OTHER;
 }
 
+/* The enable of SYS_INGRESS_ALARM_ENBL that the cut-offs in effect leave. */
+static u32 alarm_enables(const struct dlb2 *dlb2)
+{
+	if (dlb2->ingress_alarms_off)
+		return 0;
+	if (dlb2->alarms_stops)
+		return DLB2_SYS_INGRESS_ALARM_ENBL_ALL &
+		       ~DLB2_SYS_INGRESS_ALARM_ENBL_ILLEGAL_PP;
+	return DLB2_SYS_INGRESS_ALARM_ENBL_ALL;
+}
+
+/* A port's producer port accepts HCWs (@on) or drops them (facts §3.2). */
+static void pp_valid(struct dlb2 *dlb2, const struct dlb2_port *port, bool on)
+{
+	dlb2_csr_wr(dlb2, port->ldb ? DLB2_SYS_LDB_PP_V(dlb2->ver, port->id) :
+				      DLB2_SYS_DIR_PP_V(dlb2->ver, port->id),
+		    on);
+}
+
+/* Start or stop every producer port of @dom (alarm handler, or IRQ off). */
+static void domain_pps_valid(struct dlb2 *dlb2, struct dlb2_domain *dom,
+			     bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < dom->num_ports; i++)
+		pp_valid(dlb2, dom->ports[i], on);
+}
+
+/* Whether one more alarm of a one-second window makes it a storm. */
+static bool storm(unsigned long *start, unsigned int *count)
+{
+	if (time_after(jiffies, *start + HZ)) {
+		*start = jiffies;
+		*count = 0;
+	}
+	return ++*count > DLB2_ALARM_STORM;
+}
+
+/* A storm of @dom's ports: stop them, and with them their alarms. */
+static void stop_domain(struct dlb2 *dlb2, struct dlb2_domain *dom)
+{
+	domain_pps_valid(dlb2, dom, false);
+	WRITE_ONCE(dom->alarms_stopped, true);
+	WRITE_ONCE(dlb2->alarms_stops, dlb2->alarms_stops + 1);
+	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
+		    alarm_enables(dlb2));
+	dev_warn(&dlb2->pdev->dev,
+		 "domain %u (%s): more than %d alarms in one second: its producer ports stopped\n",
+		 dom->res.id, dom->name, DLB2_ALARM_STORM);
+}
+
 static void count_alarm(struct dlb2 *dlb2, u32 synd0)
 {
 	enum dlb2_alarm kind = decode(synd0);
@@ -74,16 +144,20 @@ static void count_alarm(struct dlb2 *dlb2, u32 synd0)
 			    alarm_names[kind], ldb ? "load-balanced" : "directed",
 			    id);
 
-	if (time_after(jiffies, dlb2->alarm_window_start + HZ)) {
-		dlb2->alarm_window_start = jiffies;
-		dlb2->alarm_window_count = 0;
+	if (dom) {
+		if (storm(&dom->alarm_window_start, &dom->alarm_window_count) &&
+		    !dom->alarms_stopped)
+			stop_domain(dlb2, dom);
+		return;
 	}
-	if (++dlb2->alarm_window_count > DLB2_ALARM_STORM &&
+	/* No enabled domain's port: only the device can be cut off. */
+	if (storm(&dlb2->alarm_window_start, &dlb2->alarm_window_count) &&
 	    !dlb2->ingress_alarms_off) {
-		dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver), 0);
-		dlb2->ingress_alarms_off = true;
+		WRITE_ONCE(dlb2->ingress_alarms_off, true);
+		dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
+			    alarm_enables(dlb2));
 		dev_warn(&dlb2->pdev->dev,
-			 "more than %d alarms in one second: ingress alarms off\n",
+			 "more than %d alarms in one second from no domain's port: ingress alarms off\n",
 			 DLB2_ALARM_STORM);
 	}
 }
@@ -239,14 +313,96 @@ void dlb2_intr_exit(struct dlb2 *dlb2)
 
 /**
  * dlb2_alarms_enable() - ingress alarms on again after a storm
- * @dlb2: the device
+ * @dlb2: the device; the device lock held
+ *
+ * The producer ports of every enabled domain an alarm storm stopped start
+ * again, and every kind of ingress alarm is enabled.  A stopped domain
+ * already killed (no longer in dlb2.domains[]) stays stopped until its
+ * teardown (dlb2_alarms_domain_reset()).
  */
 void dlb2_alarms_enable(struct dlb2 *dlb2)
 {
+	unsigned int d;
+
+	lockdep_assert_held(dlb2->lock);
 	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+	for (d = 0; d < DLB2_MAX_DOMAINS; d++) {
+		struct dlb2_domain *dom = dlb2->domains[d];
+
+		if (!dom)
+			continue;
+		dom->alarm_window_count = 0;
+		if (!dom->alarms_stopped)
+			continue;
+		domain_pps_valid(dlb2, dom, true);
+		WRITE_ONCE(dom->alarms_stopped, false);
+		WRITE_ONCE(dlb2->alarms_stops, dlb2->alarms_stops - 1);
+	}
 	dlb2->alarm_window_count = 0;
-	dlb2->ingress_alarms_off = false;
+	WRITE_ONCE(dlb2->ingress_alarms_off, false);
 	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
-		    DLB2_SYS_INGRESS_ALARM_ENBL_ALL);
+		    alarm_enables(dlb2));
+	enable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+}
+
+/**
+ * dlb2_alarms_domain_reset() - a domain's producer ports ready for its reset
+ * @dlb2: the device; the device lock held
+ * @dom: a killed domain (no port of it names it any more, so no storm can
+ *	 stop it again), before the driver drains it through its producer
+ *	 ports
+ *
+ * If a storm stopped the domain, its producer ports accept HCWs again (the
+ * drain writes to them; the reset then disables them), and ILLEGAL_PP is
+ * enabled again unless another domain is stopped.
+ */
+void dlb2_alarms_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
+{
+	lockdep_assert_held(dlb2->lock);
+	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+	if (dom->alarms_stopped) {
+		domain_pps_valid(dlb2, dom, true);
+		WRITE_ONCE(dom->alarms_stopped, false);
+		WRITE_ONCE(dlb2->alarms_stops, dlb2->alarms_stops - 1);
+		dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
+			    alarm_enables(dlb2));
+	}
+	enable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+}
+
+/**
+ * dlb2_alarms_port_hold() - let the driver write to a port's producer port
+ * @dlb2: the device; the device lock held
+ * @port: a live port about to be drained by the driver (CQ recovery)
+ *
+ * The alarm handler is held off until dlb2_alarms_port_release(), so that
+ * no storm stops the port meanwhile; a port a storm stopped accepts HCWs
+ * until then.
+ *
+ * Return: whether the port was stopped, for dlb2_alarms_port_release().
+ */
+bool dlb2_alarms_port_hold(struct dlb2 *dlb2, const struct dlb2_port *port)
+{
+	bool stopped;
+
+	lockdep_assert_held(dlb2->lock);
+	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
+	stopped = port->dom->alarms_stopped;
+	if (stopped)
+		pp_valid(dlb2, port, true);
+	return stopped;
+}
+
+/**
+ * dlb2_alarms_port_release() - end of dlb2_alarms_port_hold()
+ * @dlb2: the device; the device lock held
+ * @port: the port
+ * @stopped: what dlb2_alarms_port_hold() returned: stop the port again
+ */
+void dlb2_alarms_port_release(struct dlb2 *dlb2, const struct dlb2_port *port,
+			      bool stopped)
+{
+	if (stopped)
+		pp_valid(dlb2, port, false);
 	enable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 }

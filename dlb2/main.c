@@ -187,14 +187,15 @@ static enum dlb2_state dlb2_reinit(struct dlb2 *dlb2)
 		dlb2_hw_init(dlb2);
 		dlb2_csr_wr(dlb2, DLB2_SYS_MSIX_MODE(dlb2->ver),
 			    DLB2_SYS_MSIX_MODE_COMPRESSED);
-		/* hw_init turned the alarms on: so does the flag. */
-		dlb2_alarms_enable(dlb2);
 		state = DLB2_STATE_READY;
 	} else {
 		dev_err(&pdev->dev,
 			"did not come back from a reset: unusable until rebound\n");
 	}
 	mutex_lock(dlb2->lock);
+	/* hw_init turned the alarms on: so do the flags. */
+	if (state == DLB2_STATE_READY)
+		dlb2_alarms_enable(dlb2);
 	dlb2->state = state;
 	mutex_unlock(dlb2->lock);
 	return state;
@@ -208,8 +209,14 @@ static void dlb2_reset_done(struct pci_dev *pdev)
 /*
  * AER: an uncorrectable error froze the link, or the device is gone for
  * good.  Either way the domains go, as for a reset (their drains stop at
- * once: dlb2_hw_gone()); a frozen device is initialised again after the
- * link reset, a gone one stays FAILED until it is unbound.
+ * once: dlb2_hw_gone()), and the device is FAILED: a frozen one until
+ * dlb2_slot_reset() initialises it again after the link reset, a gone one
+ * until it is unbound.  Not RESETTING while the recovery runs: when it
+ * fails (the link reset fails, or another driver below the same port votes
+ * against it), the PCI core of Linux 6.1 and 6.12 tells no driver
+ * (pcie_do_recovery() only sends a uevent), so RESETTING would stay for
+ * ever, and the device, which the link reset may have wiped, would look
+ * as if it were coming back.
  */
 static pci_ers_result_t dlb2_error_detected(struct pci_dev *pdev,
 					    pci_channel_state_t state)
@@ -223,13 +230,11 @@ static pci_ers_result_t dlb2_error_detected(struct pci_dev *pdev,
 	dev_err(&pdev->dev, "PCIe error (channel %s): domains disabled\n",
 		state == pci_channel_io_frozen ? "frozen" : "failed");
 	dlb2_configfs_reset(dlb2);
-	if (state == pci_channel_io_perm_failure) {
-		mutex_lock(dlb2->lock);
-		dlb2->state = DLB2_STATE_FAILED;
-		mutex_unlock(dlb2->lock);
-		return PCI_ERS_RESULT_DISCONNECT;
-	}
-	return PCI_ERS_RESULT_NEED_RESET;
+	mutex_lock(dlb2->lock);
+	dlb2->state = DLB2_STATE_FAILED;
+	mutex_unlock(dlb2->lock);
+	return state == pci_channel_io_perm_failure ?
+	       PCI_ERS_RESULT_DISCONNECT : PCI_ERS_RESULT_NEED_RESET;
 }
 
 static pci_ers_result_t dlb2_slot_reset(struct pci_dev *pdev)

@@ -75,7 +75,8 @@ static ssize_t ingress_alarms_show(struct device *dev,
 {
 	struct dlb2 *dlb2 = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%d\n", !READ_ONCE(dlb2->ingress_alarms_off));
+	return sysfs_emit(buf, "%d\n", !READ_ONCE(dlb2->ingress_alarms_off) &&
+					!READ_ONCE(dlb2->alarms_stops));
 }
 
 static ssize_t ingress_alarms_store(struct device *dev,

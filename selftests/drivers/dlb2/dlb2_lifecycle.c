@@ -64,6 +64,9 @@ FIXTURE_TEARDOWN(lc)
 		return;
 	dlb2_domain_destroy(self->dev, DOM_A);
 	dlb2_domain_destroy(self->dev, DOM_B);
+	/* A test that failed after an alarm storm leaves the alarms on. */
+	if (read_num(self->pci, "ingress_alarms") == 0)
+		write_attr(self->pci, "ingress_alarms", "1");
 }
 
 static int add_queue(int dev, const char *dom, const char *name, int type)
@@ -939,6 +942,181 @@ TEST_F(lc, sysfs_readers_race_disable)
 	}
 	EXPECT_LT(0, r.ok);
 	EXPECT_LT(0, r.gone);
+}
+
+/* ---- alarm storms ------------------------------------------------------ */
+
+/* Write @n completions from directed port @p: an ILLEGAL_HCW alarm each. */
+static void write_illegal(struct dlb2_port *p, unsigned int n)
+{
+	struct dlb2_hcw h = { .cmd = DLB2_CMD_COMP };
+
+	while (n--)
+		dlb2_pp_write_sse(p->pp, &h, 1);
+}
+
+/*
+ * An alarm storm stops the domain whose port raises it, and only that
+ * domain: domain A's directed port writes completions (illegal from a
+ * directed port: ILLEGAL_HCW) until the driver's cut-off, more than 1000
+ * alarms in one second.  Then domain B's one illegal HCW is still reported
+ * and counted at B's port and domain, B's QEs still flow, A's HCWs are
+ * dropped without alarms and its QE does not arrive; writing 1 to
+ * ingress_alarms starts A again.  A stopped domain's port and the domain
+ * itself are drained when closed and disabled, and once the domain is
+ * gone ingress_alarms reads 1 again.
+ */
+TEST_F_TIMEOUT(lc, alarm_storm_stops_only_its_domain, 180)
+{
+	struct dlb2_port *a, *b;
+	struct dlb2_cq_entry e = { 0 };
+	long a_alarms, hcw_alarms, bq, aq;
+	long long end;
+	unsigned int bursts = 0;
+
+	if (!self->version)
+		return;
+	kernel_log_expect("\\(" DOM_A "\\): more than 1000 alarms .*: its producer ports stopped");
+	ASSERT_EQ(1, read_num(self->pci, "ingress_alarms"));
+	ASSERT_EQ(0, create(self->dev, DOM_A));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_A, "aq", DLB2_DIR));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "a", DLB2_DIR));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_A, "a", "aq", -1));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+	ASSERT_EQ(0, create(self->dev, DOM_B));
+	ASSERT_EQ(0, add_queue(self->dev, DOM_B, "bq", DLB2_DIR));
+	ASSERT_EQ(0, add_port(self->dev, DOM_B, "b", DLB2_DIR));
+	ASSERT_EQ(0, dlb2_link_add(self->dev, DOM_B, "b", "bq", -1));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_B));
+	aq = qid(self->dev, DOM_A, "aq");
+	bq = qid(self->dev, DOM_B, "bq");
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_A, "a", NULL, &a));
+	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_B, "b", NULL, &b));
+
+	/* The storm: bursts of illegal HCWs until the cut-off (20 s at most). */
+	end = dlb2_now_ms() + 20000;
+	while (read_num(self->pci, "ingress_alarms") == 1 &&
+	       dlb2_now_ms() < end) {
+		write_illegal(a, 64);
+		bursts++;
+	}
+	ASSERT_EQ(0, read_num(self->pci, "ingress_alarms")) {
+		TH_LOG("no cut-off within 20 s: %ld alarms of A's port",
+		       dstat(self->pci, DOM_A, "port", "a", "alarms"));
+	}
+	TH_LOG("cut-off after %u HCWs; A's port counted %ld alarms",
+	       bursts * 64, dstat(self->pci, DOM_A, "port", "a", "alarms"));
+	EXPECT_LT(1000, dstat(self->pci, DOM_A, "port", "a", "alarms"));
+	EXPECT_EQ(0, dstat(self->pci, DOM_B, "port", "b", "alarms"));
+
+	/* B's one illegal HCW: reported, counted at B's port and domain. */
+	hcw_alarms = read_num(self->pci, "alarms/illegal_hcw");
+	write_illegal(b, 1);
+	EXPECT_TRUE(dlb2_poll_until(dstat(self->pci, DOM_B, "port", "b",
+					  "alarms") > 0, 5000)) {
+		TH_LOG("domain B's illegal HCW raised no alarm within 5 s after domain A's storm");
+	}
+	EXPECT_EQ(1, dstat(self->pci, DOM_B, "port", "b", "alarms"));
+	EXPECT_EQ(1, dstat(self->pci, DOM_B, NULL, NULL, "alarms"));
+	EXPECT_LE(hcw_alarms + 1, read_num(self->pci, "alarms/illegal_hcw"));
+
+	/* B's QEs flow; A's HCWs are dropped, without an alarm. */
+	enqueue(b, bq, DLB2_SCHED_DIRECTED, 0, 0, 7);
+	receive(_metadata, b, 1, 7);
+	a_alarms = dstat(self->pci, DOM_A, "port", "a", "alarms");
+	write_illegal(a, 100);
+	enqueue(a, aq, DLB2_SCHED_DIRECTED, 0, 0, 41);
+	receive_none(_metadata, a);
+	EXPECT_EQ(a_alarms, dstat(self->pci, DOM_A, "port", "a", "alarms"));
+	EXPECT_EQ(1, dstat(self->pci, DOM_B, "port", "b", "alarms"));
+
+	/* Writing ingress_alarms starts A again. */
+	ASSERT_EQ(0, write_attr(self->pci, "ingress_alarms", "1"));
+	EXPECT_EQ(1, read_num(self->pci, "ingress_alarms"));
+	enqueue(a, aq, DLB2_SCHED_DIRECTED, 0, 0, 42);
+	EXPECT_EQ(1, dequeue1(a, &e)) {
+		TH_LOG("domain A's QE did not arrive after ingress_alarms was written");
+	}
+	EXPECT_EQ(42, e.data);
+	receive_none(_metadata, a);
+
+	/*
+	 * A second storm with a QE in A's CQ: closing the port and disabling
+	 * the domain drain it all the same (no "QEs left" in the kernel log).
+	 */
+	enqueue(a, aq, DLB2_SCHED_DIRECTED, 0, 0, 43);
+	EXPECT_TRUE(dlb2_poll_until(dstat(self->pci, DOM_A, "port", "a",
+					  "outstanding") == 1, 5000));
+	end = dlb2_now_ms() + 20000;
+	while (read_num(self->pci, "ingress_alarms") == 1 &&
+	       dlb2_now_ms() < end)
+		write_illegal(a, 64);
+	EXPECT_EQ(0, read_num(self->pci, "ingress_alarms"));
+	dlb2_port_close(a);
+	EXPECT_EQ(1, dstat(self->pci, DOM_A, "port", "a", "released"));
+	EXPECT_EQ(0, dlb2_domain_destroy(self->dev, DOM_A));
+	EXPECT_EQ(1, read_num(self->pci, "ingress_alarms"));
+	dlb2_port_close(b);
+}
+
+/*
+ * A storm of alarms that name no enabled domain's port (raw writes to a
+ * freed producer port through resource0: ILLEGAL_PP) switches the
+ * device's ingress alarms off; a function reset switches them on again,
+ * flag included: ingress_alarms reads 1 and the next such write is
+ * counted.
+ */
+TEST_F_TIMEOUT(lc, storm_from_no_domain_then_reset_restores_alarms, 180)
+{
+	struct dlb2_hcw h = { .cmd = DLB2_CMD_NOOP };
+	char res[PATH_MAX], path[PATH_MAX];
+	long long end;
+	long other;
+	int fd, port, i;
+	void *bar;
+
+	if (!self->version)
+		return;
+	kernel_log_expect("alarms in one second from no domain.s port: ingress alarms off");
+	ASSERT_EQ(1, read_num(self->pci, "ingress_alarms"));
+	ASSERT_EQ(0, create(self->dev, DOM_A));
+	ASSERT_EQ(0, add_port(self->dev, DOM_A, "p", DLB2_DIR));
+	ASSERT_EQ(0, dlb2_domain_enable(self->dev, DOM_A));
+	port = pid(self->dev, DOM_A, "p");
+	ASSERT_LE(0, port);
+	ASSERT_EQ(0, dlb2_domain_destroy(self->dev, DOM_A));
+
+	pathf(res, "%s/resource0", self->pci);
+	fd = open(res, O_RDWR | O_SYNC);
+	ASSERT_LE(0, fd);
+	bar = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   DIR_PP_OFFS(port));
+	close(fd);
+	if (bar == MAP_FAILED)
+		SKIP(return, "raw BAR mapping refused: %s (%s)",
+		     strerror(errno), "CONFIG_IO_STRICT_DEVMEM?");
+	end = dlb2_now_ms() + 20000;
+	while (read_num(self->pci, "ingress_alarms") == 1 &&
+	       dlb2_now_ms() < end)
+		for (i = 0; i < 64; i++)
+			dlb2_pp_write_sse(bar, &h, 1);
+	ASSERT_EQ(0, read_num(self->pci, "ingress_alarms")) {
+		munmap(bar, 0x1000);
+		TH_LOG("no cut-off within 20 s of writes to freed port %d", port);
+	}
+
+	/* The reset initialises the device: alarms on, flag included. */
+	ASSERT_EQ(0, sysfs_write(pathf(path, "%s/reset", self->pci), "1"));
+	EXPECT_EQ(1, read_num(self->pci, "ingress_alarms"));
+	other = read_num(self->pci, "alarms/other");
+	dlb2_pp_write_sse(bar, &h, 1);
+	munmap(bar, 0x1000);
+	EXPECT_TRUE(dlb2_poll_until(read_num(self->pci, "alarms/other") > other,
+				    5000)) {
+		TH_LOG("the write to freed port %d after the reset raised no alarm",
+		       port);
+	}
+	EXPECT_EQ(other + 1, read_num(self->pci, "alarms/other"));
 }
 
 TEST_HARNESS_MAIN

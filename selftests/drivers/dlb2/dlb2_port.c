@@ -5,7 +5,9 @@
  * through poll() and read(), revocation of every mapping on domain disable
  * and on unbind, threads asleep in read() and poll() woken by a disable, a
  * reset or an unbind, recovery of a port whose consumer was killed, a CQ ring
- * that cannot be pinned past its file, and isolation between two domains.
+ * that cannot be pinned past its file, isolation between two domains, and
+ * the device's state through an AER recovery that succeeds and one that
+ * fails (steps driven by the dlb2_edu test module).
  *
  * Needs a DLB device and dlb2.ko loaded; skips without a device.
  */
@@ -29,6 +31,7 @@
 
 #include "kselftest_harness.h"
 #include "dlb2_lib.h"
+#include "dlb2_edu/dlb2_edu.h"
 
 #define CREDITS		"64"
 
@@ -81,11 +84,14 @@ FIXTURE_SETUP(port)
 
 FIXTURE_TEARDOWN(port)
 {
+	char path[PATH_MAX];
+
 	if (!self->version)
 		return;
 	dlb2_rebind(self->bdf);
 	cfs_domain_destroy(self->dom);
 	cfs_domain_destroy(self->dom2);
+	cfs_domain_destroy(pathf(path, "%s/kport3", self->dev));
 }
 
 struct maps {
@@ -446,6 +452,199 @@ TEST_F(port, function_reset_revokes_and_recovers)
 	ASSERT_EQ(1, cq_wait(&dp2, 0, &e));
 	EXPECT_EQ(0x77, e.data);
 	unmap_port(&dp2);
+}
+
+/* pci_ers_result_t values (include/linux/pci.h) */
+#define ERS_NONE	1
+#define ERS_NEED_RESET	3
+#define ERS_RECOVERED	5
+
+/*
+ * Step @step of an AER recovery of the DLB (dlb2_edu's DLB2_EDU_AER, the
+ * PCI core's callbacks as pcie_do_recovery() calls them); the driver's
+ * answer, or -errno.
+ */
+static int aer_step(int edu, const char *bdf, unsigned int step)
+{
+	struct dlb2_edu_aer a = { .step = step };
+	unsigned int dom, bus, dev, fn;
+
+	if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return -EINVAL;
+	a.domain = dom;
+	a.bus = bus;
+	a.devfn = dev << 3 | fn;
+	if (ioctl(edu, DLB2_EDU_AER, &a))
+		return -errno;
+	return a.result;
+}
+
+static int open_edu(void)
+{
+	return open("/dev/dlb2_edu", O_RDWR);
+}
+
+/*
+ * An AER recovery that succeeds: the frozen link takes the domain away and
+ * the device reads "failed" until slot_reset() initialises it again
+ * ("ready"); the domain is then enabled again and carries a QE.
+ */
+TEST_F(port, aer_recovery_revokes_and_recovers)
+{
+	char state[32], status[64];
+	struct dlb2_cq_entry e;
+	struct maps dp;
+	int edu;
+
+	if (!self->version)
+		return;
+	edu = open_edu();
+	if (edu < 0)
+		SKIP(return, "/dev/dlb2_edu: %s (dlb2_edu.ko not loaded)",
+		     strerror(errno));
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	ASSERT_EQ(ERS_NEED_RESET, aer_step(edu, self->bdf, DLB2_EDU_AER_FROZEN));
+	check_revoked(_metadata, &dp, self->node_dp);
+	unmap_port(&dp);
+	ASSERT_EQ(0, read_attr(self->dom, "status", status, sizeof(status)));
+	EXPECT_STREQ("error: device reset", status);
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("failed", state);
+	EXPECT_EQ(-EIO, write_attr(self->dom, "enable", "1"));
+
+	ASSERT_EQ(ERS_RECOVERED,
+		  aer_step(edu, self->bdf, DLB2_EDU_AER_SLOT_RESET));
+	close(edu);
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("ready", state);
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x78);
+	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
+	EXPECT_EQ(0x78, e.data);
+	unmap_port(&dp);
+}
+
+/*
+ * An AER recovery that fails after error_detected() (the link reset failed,
+ * or another function below the port voted against it): the PCI core calls
+ * the driver no more, and the device must read "failed" (enable: EIO,
+ * ingress_alarms: EBUSY), not "resetting", until it is bound again, after
+ * which it works.
+ */
+TEST_F(port, aer_failed_recovery_leaves_failed)
+{
+	char state[32];
+	struct dlb2_cq_entry e;
+	struct maps dp;
+	int edu;
+
+	if (!self->version)
+		return;
+	edu = open_edu();
+	if (edu < 0)
+		SKIP(return, "/dev/dlb2_edu: %s (dlb2_edu.ko not loaded)",
+		     strerror(errno));
+	ASSERT_EQ(ERS_NEED_RESET, aer_step(edu, self->bdf, DLB2_EDU_AER_FROZEN));
+	/* Nothing more comes from the PCI core: the state must say so. */
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("failed", state);
+	EXPECT_EQ(-EIO, write_attr(self->dom, "enable", "1"));
+	EXPECT_EQ(-EBUSY, write_attr(self->pci, "ingress_alarms", "1"));
+
+	/* What ends the frozen state, then the administrator's rebind. */
+	ASSERT_EQ(ERS_NONE, aer_step(edu, self->bdf, DLB2_EDU_AER_NORMAL));
+	close(edu);
+	ASSERT_EQ(0, sysfs_write(DLB2_DRIVER "/unbind", self->bdf));
+	ASSERT_EQ(0, sysfs_write(DLB2_DRIVER "/bind", self->bdf));
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("ready", state);
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x79);
+	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
+	EXPECT_EQ(0x79, e.data);
+	unmap_port(&dp);
+}
+
+/*
+ * A directed port @name in interrupt mode (depth 8) linked to a queue q@name
+ * of @dom, after @pads directed ports without a queue.
+ */
+static int dir_intr_domain(const char *dom, unsigned int pads, const char *name)
+{
+	char path[PATH_MAX], q[NAME_MAX + 1];
+	unsigned int i;
+	int ret = mkdir_e(dom);
+
+	for (i = 0; !ret && i < pads; i++) {
+		snprintf(q, sizeof(q), "pad%u", i);
+		ret = cfs_add_port(dom, q, "dir");
+	}
+	snprintf(q, sizeof(q), "q%s", name);
+	ret = ret ?: cfs_add_queue(dom, q, "dir");
+	ret = ret ?: cfs_add_port(dom, name, "dir");
+	ret = ret ?: write_attr(pathf(path, "%s/ports/%s", dom, name),
+				"cq_depth", "8");
+	ret = ret ?: write_attr(path, "wait_mode", "interrupt");
+	ret = ret ?: cfs_link(dom, name, q);
+	ret = ret ?: write_attr(dom, "ldb_credits", CREDITS);
+	ret = ret ?: write_attr(dom, "dir_credits", CREDITS);
+	return ret ?: write_attr(dom, "enable", "1");
+}
+
+/*
+ * The CQ interrupt of interrupt-mode directed port "a" (domain kport2) wakes
+ * "a" and not the interrupt-mode port "b" of another domain (kport3), whose
+ * CQ did not move: b's poll() stays empty and its read() answers EAGAIN.
+ * On DLB 2.5 the two have ids from 64 up, whose occupancy status the
+ * handler cannot read (it compares CQ write pointers); on DLB 2.0, from 32
+ * up (the second status register).
+ */
+TEST_F(port, directed_port_interrupt_wakes_only_its_port)
+{
+	long first = strcmp(self->version ?: "", "2.5") ? 32 : 64;
+	char dom3[PATH_MAX], node[PATH_MAX];
+	struct pollfd pfd;
+	struct maps a, b;
+	long ida, idb;
+	__u64 n = 0;
+
+	if (!self->version)
+		return;
+	/* The fixture's domain holds directed port 0: "a" gets id first. */
+	ASSERT_EQ(0, read_num(pathf(node, "%s/ports/dp", self->dom), "id"));
+	ASSERT_EQ(0, dir_intr_domain(self->dom2, first - 1, "a"));
+	pathf(dom3, "%s/kport3", self->dev);
+	cfs_domain_destroy(dom3);
+	ASSERT_EQ(0, dir_intr_domain(dom3, 0, "b"));
+	ida = read_num(pathf(node, "%s/ports/a", self->dom2), "id");
+	idb = read_num(pathf(node, "%s/ports/b", dom3), "id");
+	ASSERT_EQ(first, ida);
+	ASSERT_EQ(first + 1, idb);
+
+	ASSERT_EQ(0, map_port(pathf(node, "/dev/dlb2/%ld/kport2/a", self->dev_id),
+			      &a));
+	ASSERT_EQ(0, map_port(pathf(node, "/dev/dlb2/%ld/kport3/b", self->dev_id),
+			      &b));
+	hcw(&a, DLB2_CMD_ARM, 0, 0, 0, 0);
+	hcw(&a, DLB2_CMD_NEW, a.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 1);
+	pfd = (struct pollfd){ .fd = a.fd, .events = POLLIN };
+	EXPECT_EQ(1, poll(&pfd, 1, 2000));
+	EXPECT_EQ(8, read(a.fd, &n, 8));
+	EXPECT_EQ(1, n);
+
+	/* b's CQ did not move: no wake-up, no interrupt counted. */
+	pfd = (struct pollfd){ .fd = b.fd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&pfd, 1, 300));
+	EXPECT_EQ(-1, fcntl(b.fd, F_SETFL, O_NONBLOCK) ? -1 : read(b.fd, &n, 8));
+	EXPECT_EQ(EAGAIN, errno);
+	unmap_port(&a);
+	unmap_port(&b);
+	cfs_domain_destroy(dom3);
 }
 
 /*

@@ -4,8 +4,10 @@
  * dlb2's peer-to-peer interface.  Its DMA engine copies HCWs from memory
  * into its 4 KiB buffer and from there to the address dlb2_p2p_map() gives
  * for a producer port, through the (v)IOMMU like any device DMA; or the
- * CPU writes them through dlb2_p2p_cpu_addr(), as rxe does.  Test only;
- * see dlb2_edu.h for the ioctls and selftests/drivers/dlb2/dlb2_p2p.c.
+ * CPU writes them through dlb2_p2p_cpu_addr(), as rxe does.  Also, for
+ * dlb2_device, the steps of an AER recovery of the DLB (DLB2_EDU_AER),
+ * which the harness cannot inject.  Test only; see dlb2_edu.h for the
+ * ioctls and selftests/drivers/dlb2/dlb2_p2p.c.
  */
 #include <linux/dlb2_p2p.h>
 #include <linux/dma-buf.h>
@@ -373,6 +375,67 @@ static long dmabuf_ioctl(struct dlb2_edu_file *f, unsigned int cmd,
 	return ret;
 }
 
+/*
+ * One step of an AER recovery of the function @a names, as pcie_do_recovery()
+ * and its report_*() helpers take it: under the function's device lock, the
+ * error state set, then the callback of the driver bound to it.  The link
+ * reset the core does before slot_reset() is a reset of the function here
+ * (its config space is lost until the driver restores it, as after the
+ * link reset).
+ */
+static long do_aer(struct dlb2_edu_aer __user *uarg)
+{
+	const struct pci_error_handlers *eh;
+	pci_ers_result_t r = PCI_ERS_RESULT_NONE;
+	struct dlb2_edu_aer a;
+	struct pci_dev *pdev;
+	long ret = 0;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	pdev = pci_get_domain_bus_and_slot(a.domain, a.bus, a.devfn);
+	if (!pdev)
+		return -ENODEV;
+	device_lock(&pdev->dev);
+	eh = pdev->driver ? pdev->driver->err_handler : NULL;
+	switch (a.step) {
+	case DLB2_EDU_AER_FROZEN:
+		if (!eh || !eh->error_detected) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		pdev->error_state = pci_channel_io_frozen;
+		r = eh->error_detected(pdev, pci_channel_io_frozen);
+		break;
+	case DLB2_EDU_AER_SLOT_RESET:
+		if (!eh || !eh->slot_reset) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		ret = __pci_reset_function_locked(pdev);
+		if (ret)
+			break;
+		r = eh->slot_reset(pdev);
+		if (r != PCI_ERS_RESULT_RECOVERED)
+			break;
+		pdev->error_state = pci_channel_io_normal;
+		if (eh->resume)
+			eh->resume(pdev);
+		break;
+	case DLB2_EDU_AER_NORMAL:
+		pdev->error_state = pci_channel_io_normal;
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	device_unlock(&pdev->dev);
+	pci_dev_put(pdev);
+	a.result = (__force s32)r;
+	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
+		ret = -EFAULT;
+	return ret;
+}
+
 static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -387,6 +450,8 @@ static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 		return do_dma(uarg);
 	case DLB2_EDU_MAP:
 		return do_map(uarg);
+	case DLB2_EDU_AER:
+		return do_aer(uarg);
 	case DLB2_EDU_PIN:
 		if (f->pin)
 			return -EBUSY;

@@ -101,6 +101,28 @@ struct dlb2_edu_map {
 	__u64 phys;
 };
 
+/* struct dlb2_edu_aer.step */
+#define DLB2_EDU_AER_FROZEN	0	/* error_detected(pci_channel_io_frozen) */
+#define DLB2_EDU_AER_SLOT_RESET	1	/* function reset, slot_reset(), resume() */
+#define DLB2_EDU_AER_NORMAL	2	/* error_state back to io_normal only */
+
+/**
+ * struct dlb2_edu_aer - one step of an AER recovery of another PCI function
+ * @domain: its PCI segment
+ * @bus: its bus
+ * @devfn: its device and function
+ * @step: DLB2_EDU_AER_*
+ * @result: out: the pci_ers_result_t its driver answered: 3 NEED_RESET,
+ *	    4 DISCONNECT, 5 RECOVERED (1, NONE, for NORMAL)
+ */
+struct dlb2_edu_aer {
+	__u32 domain;
+	__u32 bus;
+	__u32 devfn;
+	__u32 step;
+	__s32 result;
+};
+
 #define DLB2_EDU_MAGIC		0xd3
 /* Pin, map, DMA, unmap, unpin. */
 #define DLB2_EDU_DMA		_IOWR(DLB2_EDU_MAGIC, 0, struct dlb2_edu_dma)
@@ -141,5 +163,15 @@ struct dlb2_edu_map {
  * dlb2's answer alone decides, as DLB2_EDU_PIN_MAP's does.
  */
 #define DLB2_EDU_PIN_CPU_WRITE	_IOW(DLB2_EDU_MAGIC, 12, struct dlb2_edu_dma)
+
+/*
+ * The PCI core's AER recovery (pcie_do_recovery()), one step at a time, for
+ * the driver bound to a PCI function (the DLB): the error state and the
+ * callback that the core sets and calls, with the device lock held.  A
+ * recovery that fails is FROZEN alone: the core of 6.1 and 6.12 calls no
+ * driver again; NORMAL then stands in for what ends the frozen state
+ * (e.g. a removal), so that the test can bind the driver again.
+ */
+#define DLB2_EDU_AER		_IOWR(DLB2_EDU_MAGIC, 13, struct dlb2_edu_aer)
 
 #endif /* DLB2_EDU_H */
