@@ -759,6 +759,18 @@ int accd_client_poll(struct accd_client *c, struct accd_response *out,
  * request was answered).
  */
 uint64_t accd_client_in_flight(const struct accd_client *c);
+/*
+ * 0 while the agent's connection works, else why it failed (-ENOTCONN: the
+ * agent disconnected, as a process that died does; a failed write to its
+ * ring's error).  Then accd_client_submit() answers it and no more
+ * metadata goes out, but accd_client_poll() still delivers the server's
+ * answers: those of the requests whose QEs reached the DLB.  With @wait it
+ * then returns 0 after at most 100 ms without one.  accd_client_poll()
+ * looks for the agent's disconnection when it finds no answer.
+ */
+int accd_client_agent_status(const struct accd_client *c);
+/* Requests whose metadata was posted to the agent's ring. */
+uint64_t accd_client_meta_sent(const struct accd_client *c);
 void accd_client_close(struct accd_client *c);
 
 #endif /* LIBACCDIRECT_H */
