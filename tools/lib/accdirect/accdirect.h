@@ -502,7 +502,7 @@ typedef int (*accd_handler_fn)(void *arg, const struct accd_request *req,
  * @signal_every: one SEND in this many is signalled (0: 16, at most 64)
  * @backoff: the worker threads' (ACCD_SERVER_THREADS) when idle
  * @lease: seconds an agent may leave its grant slot unwritten before it is
- *	   taken for dead, disconnected and its credits reclaimed (0: 10;
+ *	   taken for dead, disconnected and its credits reclaimed (0: 30;
  *	   < 0: no lease, only a disconnection reclaims)
  * @log: where connections are reported, one line each ("@name: ..."), or
  *	 NULL

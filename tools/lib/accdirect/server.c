@@ -114,7 +114,7 @@ int accd_server_create(const struct accd_server_attr *attr,
 	if (!s->attr.signal_every || s->attr.signal_every > RESP_DEPTH)
 		s->attr.signal_every = 16;
 	if (!s->attr.lease)
-		s->attr.lease = 10;
+		s->attr.lease = 30;
 	if (s->attr.slot_size < 64 || s->attr.slot_size > 65528 ||
 	    s->attr.slot_size % 8) {
 		free(s);
