@@ -6,10 +6,11 @@
  * producer-port line, chains of writes mostly unsignalled with never more
  * in flight than the send queue holds, credits taken in portions by READ +
  * compare-and-swap (lost races, a short pool), the unused ones given back,
- * and errors.  libibverbs posts and polls through the function pointers of
+ * the grant slot a dead agent's credits are reclaimed from, and errors.  libibverbs posts and polls through the function pointers of
  * the QP's and CQ's context (ibv_post_send() and ibv_poll_cq() are
  * inline), so an emulated device here executes each work request on this
- * process's memory: the server's credit word and its producer port.
+ * process's memory: the server's credit word, its producer port and the
+ * agent's grant slot.
  * Prints TAP; the output is the same on every architecture
  * (tools/accdirect/cross-test compares the aarch64 build under qemu-user
  * with the native one).
@@ -25,6 +26,7 @@
 #define LKEY		0x1c
 #define CREDIT_RKEY	0xc0ffee
 #define PP_RKEY		0x9900
+#define GRANT_RKEY	0x6a47
 #define MAX_LINES	256
 #define DEPTH		16
 
@@ -49,12 +51,16 @@ static struct fake {
 	uint64_t qes;			/* valid QEs written to the PP */
 	unsigned int steal;		/* CASes before which a CPU takes one */
 	int credit_before_qe;		/* every QE had its credit */
+	struct accd_grant slot __attribute__((aligned(64)));	/* the agent's */
+	uint64_t returned;		/* credits given back by fetch-and-add */
+	unsigned int states, fenced;	/* the slot's state and result writes */
+	unsigned int too_many, inexact;	/* crashes the slot gets wrong */
 } F;
 
 static struct accd_enq enq;
 static struct dlb2_rc rc;		/* libdlb2_rdma's, on the same device */
 static struct dlb2_hcw lines[DEPTH][4] __attribute__((aligned(64)));
-static uint64_t atomic_buf[2] __attribute__((aligned(64)));
+static uint64_t atomic_buf[8] __attribute__((aligned(64)));
 
 /* One work request: its completion's status. */
 static enum ibv_wc_status execute(struct ibv_send_wr *wr)
@@ -82,6 +88,7 @@ static enum ibv_wc_status execute(struct ibv_send_wr *wr)
 			F.faa++;
 			*local = F.credit;
 			F.credit += wr->wr.atomic.compare_add;
+			F.returned += wr->wr.atomic.compare_add;
 		} else {
 			F.cas++;
 			if (F.steal) {	/* a server CPU takes one first */
@@ -99,6 +106,21 @@ static enum ibv_wc_status execute(struct ibv_send_wr *wr)
 		}
 		return IBV_WC_SUCCESS;
 	case IBV_WR_RDMA_WRITE:
+		/* the grant slot: the state, or a take's result (fenced) */
+		if (rkey == GRANT_RKEY && remote == (uintptr_t)&F.slot &&
+		    wr->sg_list->length == sizeof(F.slot.s)) {
+			memcpy(&F.slot.s, local, sizeof(F.slot.s));
+			F.states++;
+			return IBV_WC_SUCCESS;
+		}
+		if (rkey == GRANT_RKEY && remote == (uintptr_t)&F.slot.cas_old &&
+		    wr->sg_list->length == 16 &&
+		    (wr->send_flags & IBV_SEND_FENCE) &&
+		    !(wr->send_flags & IBV_SEND_INLINE)) {
+			memcpy(&F.slot.cas_old, local, 16);
+			F.fenced++;
+			return IBV_WC_SUCCESS;
+		}
 		if (remote != enq.pp_addr || rkey != PP_RKEY ||
 		    wr->sg_list->length != 64 || F.lines == MAX_LINES)
 			return IBV_WC_REM_ACCESS_ERR;
@@ -112,6 +134,25 @@ static enum ibv_wc_status execute(struct ibv_send_wr *wr)
 	default:
 		return IBV_WC_REM_INV_REQ_ERR;
 	}
+}
+
+/*
+ * With a grant slot: the agent dies now.  What the server would give back
+ * must never exceed what the agent holds (taken by a won CAS, not on a QE
+ * that reached the port, not returned), and equal it after a whole post.
+ */
+static void crash_check(bool post_end)
+{
+	struct accd_reclaim r;
+	uint64_t holds = F.taken - F.qes - F.returned;
+
+	if (!enq.grant_addr)
+		return;
+	accd_grant_reclaim(&F.slot, &r);
+	if (r.bad || r.held > holds)
+		F.too_many++;
+	else if (post_end && (r.held != holds || r.doubt))
+		F.inexact++;
 }
 
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -146,7 +187,9 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 				/* which request it was, to retire up to it */
 				.imm_data = (uint32_t)F.posted,
 			};
+		crash_check(false);
 	}
+	crash_check(true);
 	return 0;
 }
 
@@ -536,6 +579,65 @@ static void t_enq_lost_race(void)
 	check_lines(0, 4);
 }
 
+/*
+ * The grant slot (Documentation/accdirect/credits.rst): 1,000 QEs through
+ * a pool of 64 that the workers refill, lost races; the agent "dies"
+ * after every work request the device executes: the slot never gives
+ * back more than the agent holds, and exactly that after every post.
+ */
+static void t_enq_grant(void)
+{
+	struct accd_reclaim r;
+	struct dlb2_hcw h[32];
+	uint64_t done = 0, back = 0;
+	unsigned int beats;
+	int n;
+
+	fake_reset(64, 4, 8);
+	enq.grant_addr = (uintptr_t)&F.slot;
+	enq.grant_rkey = GRANT_RKEY;
+	F.steal = 3;		/* the server's CPUs win three races */
+	while (done < 1000) {
+		qes_of(h, done, 32);
+		n = accd_enq_put(&enq, h, 1000 - done < 32 ? 1000 - done : 32);
+		if (n < 0)
+			break;
+		done += n;
+		/* the workers dequeue what reached the port */
+		F.credit += F.qes - back;
+		back = F.qes;
+	}
+	CHECK_EQ(done, 1000);
+	CHECK_EQ(F.too_many, 0);
+	CHECK_EQ(F.inexact, 0);
+	CHECK_EQ(F.cas_lost, 3);
+	CHECK_EQ(F.fenced, F.cas);	/* a result behind every CAS */
+	CHECK(F.states >= F.cas + enq.lines_posted / 8);
+	CHECK_EQ(F.slot.s.taken, F.taken);
+	CHECK_EQ(F.slot.s.spent, 1000);
+	CHECK_EQ(F.slot.s.begun, F.cas);
+	CHECK_EQ(F.slot.s.folded, F.cas);
+	CHECK(F.credit_before_qe);
+	CHECK_EQ(F.overflow, 0);
+	/* the agent dies now: the server gives back its cache */
+	accd_grant_reclaim(&F.slot, &r);
+	CHECK_EQ(r.held, enq.credits.cache);
+	CHECK_EQ(r.doubt, 0);
+	/* a beat: the state again, one more */
+	beats = F.slot.s.beat;
+	CHECK_EQ(accd_enq_beat(&enq), 0);
+	CHECK_EQ(F.slot.s.beat, beats + 1);
+	/* a clean end: counted returned first, then given back: nothing left */
+	CHECK_EQ(accd_enq_drain(&enq), 0);
+	CHECK_EQ(F.slot.s.returned, F.returned);
+	accd_grant_reclaim(&F.slot, &r);
+	CHECK_EQ(r.held, 0);
+	CHECK_EQ(F.too_many, 0);
+	CHECK_EQ(F.inexact, 0);
+	CHECK_EQ(F.credit + 3, 64);	/* all back but the CPUs' three */
+	CHECK_EQ(F.bad, 0);
+}
+
 static void t_enq_errors(void)
 {
 	struct dlb2_hcw h[8];
@@ -589,6 +691,7 @@ int agent_self_test(void)
 		{ "1000 QEs: unsignalled writes, the send queue never overrun", t_enq_cadence },
 		{ "a short pool: what there is, then waits", t_enq_few_credits },
 		{ "lost compare-and-swap races", t_enq_lost_race },
+		{ "the grant slot: never more than the agent holds, exact after each post", t_enq_grant },
 		{ "remote access errors", t_enq_errors },
 		{ "credit give and take (libdlb2_rdma)", t_rc_give },
 	};

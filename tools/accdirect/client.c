@@ -29,7 +29,7 @@ static void usage(FILE *f, int status)
 {
 	fprintf(f, "Usage: accdirect-client -s SERVER_IP -g AGENT_IP -n COUNT [-c WINDOW] [-b BATCH]\n"
 		   "                        [-f FLOWS] [-Q QUEUES] [-P PRIORITY] [-t atomic|unordered|ordered]\n"
-		   "                        [-C | -u] [-r RATE [-S SEED]]\n"
+		   "                        [-C | -u] [-r RATE [-S SEED]] [-W GRACE]\n"
 		   "       accdirect-client -h | --help\n"
 		   "       accdirect-client --version\n");
 	exit(status);
@@ -79,14 +79,15 @@ int main(int argc, char **argv)
 	struct accd_qe_attr qa = { .sched_type = ACCD_SCHED_QUEUE };
 	struct accd_response r[64];
 	struct accd_client *c;
-	uint64_t count = 0, sent = 0, answered = 0, errors = 0, req;
+	uint64_t count = 0, sent = 0, answered = 0, errors = 0, dups = 0, req;
 	uint32_t flows = 1, queues = 1, size, w, slot_size;
 	uint64_t *payload, seed = 1;
 	char *end;
-	double t0, t, rate = 0, due = 0, *start, *lat;
-	int ch, n, i, ret = 0;
+	double t0, t, rate = 0, due = 0, *start, *lat, grace = 3, last;
+	uint8_t *seen;
+	int ch, n, i, ret = 0, lost = 0;
 
-	while ((ch = getopt_long(argc, argv, "s:g:n:c:b:f:Q:P:t:Cur:S:h", longopts,
+	while ((ch = getopt_long(argc, argv, "s:g:n:c:b:f:Q:P:t:Cur:S:W:h", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 's': attr.server = optarg; break;
@@ -104,6 +105,11 @@ int main(int argc, char **argv)
 		case 'S':
 			seed = strtoull(optarg, &end, 0);
 			if (end == optarg || *end)
+				usage(stderr, 2);
+			break;
+		case 'W':
+			grace = strtod(optarg, &end);
+			if (end == optarg || *end || !(grace > 0) || grace > 3600)
 				usage(stderr, 2);
 			break;
 		case 'f': flows = strtoul(optarg, NULL, 0); break;
@@ -132,7 +138,8 @@ int main(int argc, char **argv)
 		usage(stderr, 2);
 	start = calloc(count, sizeof(*start));
 	lat = calloc(count, sizeof(*lat));
-	if (!start || !lat) {
+	seen = calloc(count, 1);
+	if (!start || !lat || !seen) {
 		fprintf(stderr, "accdirect-client: %s\n", strerror(ENOMEM));
 		return 1;
 	}
@@ -151,11 +158,22 @@ int main(int argc, char **argv)
 	       accd_client_window(c), slot_size);
 	fflush(stdout);
 
-	t0 = now();
+	t0 = last = now();
 	while (!ret && answered < count) {
+		/*
+		 * The agent gone: no more requests; those whose QEs reached
+		 * the DLB are answered, until GRACE seconds pass without one.
+		 */
+		if (!lost && (lost = accd_client_agent_status(c))) {
+			last = now();
+			fprintf(stderr, "accdirect-client: the agent's connection failed (%s): waiting %.0f s for the answers of requests it enqueued\n",
+				strerror(-lost), grace);
+		}
+		if (lost && (answered == sent || now() - last > grace))
+			break;
 		/* as many new requests as are due and the window takes */
 		t = now();
-		while (sent < count && (!rate || t0 + due <= t) &&
+		while (!lost && sent < count && (!rate || t0 + due <= t) &&
 		       (payload = accd_client_next(c, &req))) {
 			start[req] = rate ? t0 + due : t;
 			due += rate ? -log(1 - uniform01(&seed)) / rate : 0;
@@ -165,6 +183,10 @@ int main(int argc, char **argv)
 			qa.flow = req % flows;
 			qa.queue = req % queues;
 			ret = accd_client_submit(c, size, &qa);
+			if (ret == accd_client_agent_status(c) && ret) {
+				ret = 0;	/* lost: found at the loop's top */
+				break;
+			}
 			if (ret)
 				break;
 			sent++;
@@ -179,9 +201,14 @@ int main(int argc, char **argv)
 			break;
 		}
 		t = now();
+		if (n)
+			last = t;
 		if (!n && rate)
 			sched_yield();
 		for (i = 0; i < n; i++) {
+			/* never twice: the window refuses an answered slot too */
+			if (r[i].req < count && seen[r[i].req]++)
+				dups++;
 			if (r[i].req < count)
 				lat[r[i].req] = t - start[r[i].req];
 			if (r[i].status || r[i].value != r[i].req) {
@@ -197,6 +224,12 @@ int main(int argc, char **argv)
 	printf("accdirect-client: %lu requests sent in %.1f s (%.0f/s), %lu answered, %lu errors%s%s\n",
 	       (unsigned long)sent, t0, answered / t0, (unsigned long)answered,
 	       (unsigned long)errors, ret ? ": " : "", ret ? strerror(-ret) : "");
+	/* the requests of a lost agent: each answered once, or never */
+	if (lost && answered - dups < count)
+		printf("accdirect-client: agent lost (%s): %lu requests answered once, %lu twice or more, %lu never (of which %lu had their metadata posted to the agent)\n",
+		       strerror(-lost), (unsigned long)(answered - dups),
+		       (unsigned long)dups, (unsigned long)(sent - (answered - dups)),
+		       (unsigned long)(accd_client_meta_sent(c) - (answered - dups)));
 	if (answered == count) {
 		qsort(lat, count, sizeof(*lat), cmp_double);
 		printf("accdirect-client: %s, offered %.0f/s: latency p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us\n",
@@ -207,6 +240,7 @@ int main(int argc, char **argv)
 	}
 	free(start);
 	free(lat);
+	free(seen);
 	accd_client_close(c);
-	return ret || errors || answered != count;
+	return ret || errors || dups || answered != count;
 }

@@ -156,7 +156,7 @@ static void usage(FILE *f, int status)
 		"                        [-p PORT[,PORT...]] [-w PORT[,PORT...]] [-n COUNT]\n"
 		"                        [-s SLOTS] [-z SLOT_SIZE] [-N MAX_CLIENTS] [-b BURST]\n"
 		"                        [-m auto|dmabuf|peermem] [-B SPIN,YIELD,SLEEP_US]\n"
-		"                        [-c CPU_ENQUEUE_IP] [-F HOLD_US]\n"
+		"                        [-c CPU_ENQUEUE_IP] [-F HOLD_US] [-L LEASE]\n"
 		"       accdirect-server -h | --help\n"
 		"       accdirect-server --version\n");
 	exit(status);
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 	attr.nr_queues = split(qlist, queues);
 	attr.nr_producers = split(plist, producers);
 	attr.nr_workers = split(wlist, workers);
-	while ((c = getopt_long(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:F:h",
+	while ((c = getopt_long(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:F:L:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': attr.ip = optarg; break;
@@ -214,6 +214,14 @@ int main(int argc, char **argv)
 			if (end == optarg || *end || !(fc.hold >= 0) || fc.hold > 1)
 				usage(stderr, 2);
 			flow_check = true;
+			break;
+		case 'L':
+			attr.lease = strtod(optarg, &end);
+			if (end == optarg || *end || !(attr.lease >= 0) ||
+			    attr.lease > 3600)
+				usage(stderr, 2);
+			if (!attr.lease)
+				attr.lease = -1;	/* none */
 			break;
 		case 'm':
 			if (dlb2_mr_path_parse(optarg, &attr.mr))
@@ -298,6 +306,10 @@ int main(int argc, char **argv)
 	       (unsigned long)st.processed, (unsigned long)st.bad, t0,
 	       t0 > 0 ? st.processed / t0 : 0.0, (unsigned long)st.responses,
 	       st.agents, st.clients);
+	/* what agents that went away held, given back */
+	printf("accdirect-server: credits: %lu reclaimed from %u agents gone, %lu in doubt\n",
+	       (unsigned long)st.reclaimed, st.agents_gone,
+	       (unsigned long)st.doubt);
 	if (flow_check)
 		printf("accdirect-server: flow check: %lu requests of %lu flows, %lu overlapping their flow on another worker, %lu moves between workers; QEs %lu atomic, %lu unordered, %lu ordered, %lu directed\n",
 		       (unsigned long)fc.requests, (unsigned long)fc.flows,

@@ -23,6 +23,19 @@
 # of the same flow: none, every QE atomic.  (Three: request i is of flow
 # i % flows, and the model deals unordered QEs to the two workers in turn,
 # so with an even number each flow would stay on one worker by chance.)
+# Then a crash: the agent is killed (SIGKILL) while its client's requests
+# flow; a second agent on the domain's second producer port serves a
+# second client, DLB2_ACCDIRECT_FLOW_REQUESTS requests; the first client
+# gets every request the dead agent enqueued answered once (the server
+# reports how many it enqueued, from its grant slot) and the others never;
+# after the server's exit the domain's credit pool (dlb2's debugfs) holds
+# every credit again: the dead agent's cache was reclaimed
+# (Documentation/accdirect/credits.rst).  Then two agents and the CPU
+# agent on the one credit pool at once, a client each, more QEs wanted
+# than there are credits: every request answered, the pool whole again
+# after the server's exit; each producer's credits, portions and lost
+# compare-and-swaps, and the fairness of the clients' rates, as comments
+# (tools/accdirect/shared-pool-figure draws them).
 # Prints TAP; skips without a DLB or the programs, and a run without
 # peermem_dlb or without dma-buf MRs on rxe.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -58,13 +71,19 @@ if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
 	exit 4
 fi
-echo "1..20"
+echo "1..27"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
 
+# The domain of accdirect.json with two more producer ports (agent2,
+# agent3): for the agent that takes over after a crash, and for two agents
+# and the CPU agent on one credit pool.
 ok "set-up: domain, namespaces, rxe devices" \
-	'sed "s/\"device\": 0/\"device\": $dev/" "$bin/accdirect.json" >"$log/spec.json" &&
+	'sed -e "s/\"device\": 0/\"device\": $dev/" \
+	     -e "s/^\( *\){ \"name\": \"agent\", \"cq_depth\": 8 },/&\n\1{ \"name\": \"agent2\", \"cq_depth\": 8 },\n\1{ \"name\": \"agent3\", \"cq_depth\": 8 },/" \
+	     "$bin/accdirect.json" >"$log/spec.json" &&
+	 grep -q "\"agent3\"" "$log/spec.json" &&
 	 "$ctl" apply "$log/spec.json" && net_up'
 
 skip3() {
@@ -217,6 +236,150 @@ run_atomic() {
 		"$log"/agent.log "$log"/server.log 2>/dev/null
 }
 
+# The domain's load-balanced credits and what its credit pool holds now,
+# "CREDITS POOL", from dlb2's debugfs.
+pool() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	sed -n 's/^domain accdirect .* ldb_credits=\([0-9]*\) .* pool_ldb=\([0-9]*\) .*/\1 \2/p' \
+		/sys/kernel/debug/dlb2/"$bdf"/domains
+}
+
+# run_crash: the agent killed by SIGKILL while its client's requests flow,
+# then a second agent on the second producer port for a second client;
+# four results.
+run_crash() {
+	local server agent agent2 client client_rc client2_rc agent2_rc server_rc
+	local alive=0 once=x twice=x spent=y reclaimed total pool
+
+	rm -f "$log"/*.log
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -p agent,agent2 \
+		>"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	# Not under timeout(1): $! is the agent itself (ip netns exec execs
+	# it).  Portions of 127 credits: the agent spends up to 32 a round, so
+	# its cache is empty only when a sum of portions is a multiple of 32
+	# spent to the last credit, once in 32 takes; it is killed holding
+	# credits nearly always (the server reports how many it reclaimed).
+	ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 -q 127 \
+		>"$log/agent.log" 2>&1 &
+	agent=$!
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+		-g 10.78.1.2 -n 10000000 -W 5 >"$log/client1.log" 2>&1 &
+	client=$!
+	# mid-run: 3 s after the client's first requests went out
+	for _ in $(seq 100); do grep -q "window of" "$log/client1.log" && break; sleep 0.2; done
+	sleep 3
+	kill -0 "$client" 2>/dev/null && kill -0 "$agent" 2>/dev/null && alive=1
+	kill -KILL "$agent"
+	wait "$agent"
+	# the second agent listens where the first did
+	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
+		-n "$fcount" >"$log/agent2.log" 2>&1 &
+	agent2=$!
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+		-g 10.78.1.2 -n "$fcount" >"$log/client2.log" 2>&1
+	client2_rc=$?
+	wait "$agent2"; agent2_rc=$?
+	wait "$client"; client_rc=$?
+	kill -TERM "$server"
+	wait "$server"; server_rc=$?
+	read -r total pool < <(pool)
+
+	# "agent lost (...): A requests answered once, D twice or more, ..."
+	once=$(sed -n 's/^accdirect-client: agent lost .*: \([0-9]*\) requests answered once, \([0-9]*\) twice.*/\1/p' \
+		"$log/client1.log")
+	twice=$(sed -n 's/^accdirect-client: agent lost .*: [0-9]* requests answered once, \([0-9]*\) twice.*/\1/p' \
+		"$log/client1.log")
+	# "agent 0 gone (...): took T credits, spent S on QEs, ..."
+	spent=$(sed -n 's/^accdirect-server: agent 0 gone .* spent \([0-9]*\) on QEs.*/\1/p' \
+		"$log/server.log")
+	reclaimed=$(sed -n 's/^accdirect-server: agent 0 gone .*; reclaimed \([0-9]*\).*/\1/p' \
+		"$log/server.log")
+	ok "crash: the agent killed by SIGKILL while its client's requests flowed" \
+		'[ $alive = 1 ] && [ $client_rc != 0 ] &&
+		 grep -q "^accdirect-client: agent lost (" "$log/client1.log"'
+	ok "crash: a second agent served a second client's $fcount requests, every answer correct" \
+		'[ $client2_rc = 0 ] && [ $agent2_rc = 0 ] &&
+		 grep -q "^accdirect-client: $fcount requests sent .* $fcount answered, 0 errors" "$log/client2.log" &&
+		 grep -q "^accdirect-agent: $fcount requests enqueued" "$log/agent2.log" &&
+		 grep -q "^accdirect-server: agent 1 connected" "$log/server.log"'
+	ok "crash: every request the dead agent enqueued answered once, none twice, the rest never" \
+		'[ -n "$once" ] && [ "$twice" = 0 ] && [ "$once" = "$spent" ] &&
+		 grep -q "^accdirect-client: .* requests sent .* answered, 0 errors" "$log/client1.log" &&
+		 grep -q "^accdirect-server: $((once + fcount)) requests processed, 0 bad" "$log/server.log"'
+	ok "crash: the credit pool holds all the domain's credits again" \
+		'[ $server_rc = 0 ] && [ -n "$total" ] && [ "$pool" = "$total" ]'
+	echo "# crash: credit pool $pool of $total after the server's exit${pool:+ (short by $((total - pool)))}"
+	echo "# crash: the dead agent enqueued ${spent:-?} (its grant slot); its client got ${once:-?} answered once, ${twice:-?} twice; the server reclaimed ${reclaimed:-?} credits of it"
+	sed -n "s/^accdirect-\(.*\)/# crash: \1/p" "$log"/client1.log "$log"/agent.log \
+		"$log"/client2.log "$log"/agent2.log "$log"/server.log
+}
+
+# run_shared: the credit pool shared under contention: two agents (the
+# second listening on 10.78.1.3) and the server's CPU agent (-c), each
+# serving a client of its own, DLB2_ACCDIRECT_FLOW_REQUESTS requests each,
+# all at once; the three clients' windows (256 each) ask for more QEs than
+# the domain has credits.  Three results; each producer's credits,
+# portions and lost compare-and-swaps, each client's rate and Jain's
+# fairness index of the three rates as comments ("# shared: ...").
+run_shared() {
+	local server a1 a2 server_rc agents_rc=0 clients_rc=0 total pool p i
+	local pids=
+
+	rm -f "$log"/*.log
+	ip -n accd-agent addr add 10.78.1.3/24 dev eth0 2>/dev/null
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -p agent,agent2,agent3 \
+		-c 10.78.2.1 -n $((3 * fcount)) >"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
+		-n "$fcount" >"$log/agent1.log" 2>&1 &
+	a1=$!
+	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.3 \
+		-n "$fcount" >"$log/agent2.log" 2>&1 &
+	a2=$!
+	i=1
+	for p in 10.78.1.2 10.78.1.3 10.78.2.1; do
+		timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+			-g "$p" -n "$fcount" >"$log/client$i.log" 2>&1 &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	for p in $pids; do wait "$p" || clients_rc=1; done
+	wait "$a1" || agents_rc=1
+	wait "$a2" || agents_rc=1
+	wait "$server"; server_rc=$?
+	read -r total pool < <(pool)
+
+	ok "shared pool: three clients sent $fcount requests each, through two agents and the CPU agent, every answer correct" \
+		'[ $clients_rc = 0 ] &&
+		 [ "$(grep -l "^accdirect-client: $fcount requests sent .* $fcount answered, 0 errors" \
+			"$log"/client*.log | wc -l)" = 3 ]'
+	ok "shared pool: each agent and the CPU agent enqueued $fcount requests; the server processed $((3 * fcount))" \
+		'[ $agents_rc = 0 ] && [ $server_rc = 0 ] &&
+		 grep -q "^accdirect-agent: $fcount requests enqueued" "$log/agent1.log" &&
+		 grep -q "^accdirect-agent: $fcount requests enqueued" "$log/agent2.log" &&
+		 grep -q "^accdirect-server: CPU enqueue: $fcount requests enqueued" "$log/server.log" &&
+		 grep -q "^accdirect-server: $((3 * fcount)) requests processed, 0 bad" "$log/server.log"'
+	ok "shared pool: the credit pool holds all the domain's credits again (conservation)" \
+		'[ -n "$total" ] && [ "$pool" = "$total" ]'
+	echo "# shared: credit pool $pool of $total after the server's exit"
+	for i in 1 2; do
+		sed -n "s/^accdirect-agent: .* credits: \([0-9]*\) taken in \([0-9]*\) portions, \([0-9]*\) lost races.*/# shared: agent $i: \1 credits taken in \2 portions, \3 compare-and-swaps lost (\3 per \2 takes)/p" \
+			"$log/agent$i.log"
+	done
+	awk '/^accdirect-client: [0-9]+ requests sent in/ {
+		r = $8; sub(/^\(/, "", r); sub(/\/s\),$/, "", r)
+		n++; s += r; q += r * r
+		printf "# shared: client %d: %s requests/s\n", n, r
+	}
+	END { if (n) printf "# shared: Jain'"'"'s fairness index of the %d clients'"'"' rates: %.3f\n", n, s * s / (n * q) }' \
+		"$log"/client1.log "$log"/client2.log "$log"/client3.log
+	sed -n "s/^accdirect-\(.*\)/# shared: \1/p" "$log"/client*.log "$log"/agent*.log \
+		"$log"/server.log
+}
+
 if [ -d /sys/kernel/peermem_dlb ]; then
 	run peermem "peer memory"
 else
@@ -235,6 +398,19 @@ else
 	skip3 "2 clients: neither peer memory nor dma-buf MRs on rxe"
 fi
 run_cpu
+if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+	run_crash
+else
+	for _ in 1 2 3 4; do
+		n=$((n + 1))
+		echo "ok $n # SKIP crash: neither peer memory nor dma-buf MRs on rxe"
+	done
+fi
+if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+	run_shared
+else
+	skip3 "shared pool: neither peer memory nor dma-buf MRs on rxe"
+fi
 
 # The same domain with its queue atomic.
 ok "set-up: the domain again, its queue atomic" \

@@ -41,7 +41,7 @@
 
 #define ACCD_SERVER_PORT	7480	/* the server, for agents and clients */
 #define ACCD_AGENT_PORT		7481	/* the agent, for clients */
-#define ACCD_VERSION		2	/* of the wire protocol (struct accd_hello) */
+#define ACCD_VERSION		3	/* of the wire protocol (struct accd_hello) */
 
 #define ACCD_MAX_QUEUES		8	/* load-balanced queues a server offers */
 #define ACCD_QES_PER_LINE	4	/* HCWs per 64-byte producer-port write */
@@ -66,6 +66,10 @@ struct accd_hello {
  * struct accd_dlb_offer - server -> agent, in the accept's private data
  * @pp_addr, @pp_rkey: the agent's producer-port window (its own port)
  * @credit_addr, @credit_rkey: the domain's load-balanced credit word
+ * @grant_addr, @grant_rkey: the agent's grant slot (struct accd_grant),
+ *			     which it keeps up to date by RDMA WRITE
+ * @lease_ms: the agent writes its grant slot at least every @lease_ms / 4
+ *	      ms; one silent for @lease_ms is taken for dead (0: no lease)
  * @agent: the agent's index at the server
  * @nr_queues: entries of @qid and @sched
  * @qid: hardware id of each queue the server offers, by request queue index
@@ -75,13 +79,78 @@ struct accd_hello {
 struct accd_dlb_offer {
 	uint64_t pp_addr;
 	uint64_t credit_addr;
+	uint64_t grant_addr;
 	uint32_t pp_rkey;
 	uint32_t credit_rkey;
+	uint32_t grant_rkey;
+	uint32_t lease_ms;
 	uint32_t agent;
 	uint8_t nr_queues;
 	uint8_t pad[3];
 	uint8_t qid[ACCD_MAX_QUEUES];
 	uint8_t sched[ACCD_MAX_QUEUES];
+};
+
+/**
+ * struct accd_grant_state - what an agent holds of the credit pool: the
+ * first line of its grant slot, written whole (one RDMA WRITE of 64 bytes)
+ * on its connection to the server, so that the server's device executes
+ * it in order with the agent's compare-and-swaps on the credit word and
+ * its QE writes into the producer port
+ * @taken: credits taken from the pool by the takes up to @folded
+ * @spent: credits spent: counted here before the QEs' writes are posted
+ * @returned: credits given back: counted here before the fetch-and-add
+ * @begun: takes begun (compare-and-swaps posted, lost ones included)
+ * @folded: takes whose outcome @taken includes (@begun - 1 while take
+ *	    @begun is in flight, else @begun)
+ * @expect, @portion: take @begun's compare-and-swap: the credit word from
+ *		      @expect to @expect - @portion
+ * @beat: incremented by every write of the slot: the lease
+ */
+struct accd_grant_state {
+	uint64_t taken;
+	uint64_t spent;
+	uint64_t returned;
+	uint64_t begun;
+	uint64_t folded;
+	uint64_t expect;
+	uint64_t portion;
+	uint64_t beat;
+};
+
+/**
+ * struct accd_grant - an agent's grant slot (128 bytes) in the server's
+ * memory, one per producer port; the agent writes it, the server reads it
+ * once the agent's connection is fenced (its queue pair in error: no more
+ * of the agent's operations execute)
+ * @s: the state, written before each take, each chain of QE writes and each
+ *     return
+ * @cas_old, @cas_take: written by a fenced RDMA WRITE posted right behind
+ *			a take's compare-and-swap, which the agent's device
+ *			sends once the compare-and-swap's answer is there: the
+ *			value the CAS found, and the take's number (@s.begun)
+ */
+struct accd_grant {
+	struct accd_grant_state s;
+	uint64_t cas_old;
+	uint64_t cas_take;
+	uint64_t pad[6];
+};
+
+/**
+ * struct accd_reclaim - what the server gives back for a dead agent
+ * @held: credits it took and neither spent nor returned: given back
+ * @doubt: credits of a take whose outcome is unknown (the agent died
+ *	   between the take's state write and its result's write, a window
+ *	   its device, not its program, closes): not given back, since
+ *	   giving back credits that were not taken would let the domain's
+ *	   producers enqueue beyond the device's credits
+ * @bad: the slot is inconsistent (spent + returned > taken): nothing given
+ */
+struct accd_reclaim {
+	uint64_t held;
+	uint64_t doubt;
+	bool bad;
 };
 
 /**
@@ -243,6 +312,21 @@ void accd_credits_add(struct accd_credits *c, uint64_t n);
 uint64_t accd_credits_spend(struct accd_credits *c, uint64_t n);
 /* Everything cached, to give back: the cache is then empty. */
 uint64_t accd_credits_drain(struct accd_credits *c);
+
+/*
+ * What the server gives back for an agent whose grant slot is @g, read
+ * after the agent's connection was fenced: taken - spent - returned, plus
+ * the portion of a take in flight whose compare-and-swap the fenced result
+ * shows won; a take in flight without its result is in doubt.
+ */
+void accd_grant_reclaim(const struct accd_grant *g, struct accd_reclaim *r);
+/*
+ * The lease: @beat is the slot's beat now, *@last_beat and *@last_seen
+ * what the server saw and when (seconds, @now's clock); updates them.
+ * Returns true when the beat did not move for @lease seconds (0: never).
+ */
+bool accd_lease_expired(uint64_t beat, double now, double lease,
+			uint64_t *last_beat, double *last_seen);
 
 /**
  * struct accd_sq - a send queue posted mostly unsignalled
@@ -417,6 +501,9 @@ typedef int (*accd_handler_fn)(void *arg, const struct accd_request *req,
  * @burst: QEs a worker dequeues at once (0: 32, at most 64)
  * @signal_every: one SEND in this many is signalled (0: 16, at most 64)
  * @backoff: the worker threads' (ACCD_SERVER_THREADS) when idle
+ * @lease: seconds an agent may leave its grant slot unwritten before it is
+ *	   taken for dead, disconnected and its credits reclaimed (0: 30;
+ *	   < 0: no lease, only a disconnection reclaims)
  * @log: where connections are reported, one line each ("@name: ..."), or
  *	 NULL
  * @name: the prefix of @log's lines (NULL: "accdirect-server")
@@ -439,6 +526,7 @@ struct accd_server_attr {
 	unsigned int burst;
 	unsigned int signal_every;
 	struct accd_backoff backoff;
+	double lease;
 	FILE *log;
 	const char *name;
 };
@@ -449,12 +537,19 @@ struct accd_server_attr {
  * @bad: of which the handler returned a negative status
  * @responses: responses posted (not those of clients gone)
  * @agents, @clients: connected so far
+ * @agents_gone: agents whose credits were reclaimed (disconnected or
+ *		 their lease expired)
+ * @reclaimed: credits given back to the pool for them
+ * @doubt: credits of theirs in doubt, not given back
  * @worker: requests each worker port handled (the first 64)
  */
 struct accd_server_stats {
 	uint64_t processed;
 	uint64_t bad;
 	uint64_t responses;
+	unsigned int agents_gone;
+	uint64_t reclaimed;
+	uint64_t doubt;
 	unsigned int agents;
 	unsigned int clients;
 	uint64_t worker[64];
@@ -529,7 +624,15 @@ void accd_server_destroy(struct accd_server *s, double linger);
  * @sq: the send queue's accounting
  * @credits: the credit cache
  * @max_lines: lines per ibv_post_send() chain
+ * @grant_addr, @grant_rkey: the agent's grant slot at the server (0: none,
+ *			     nothing recorded)
+ * @grant: the state last written there (staged in the registration)
  * @lines_posted, @qes, @cas_lost, @reads, @empty: statistics
+ *
+ * With a grant slot, @atomic is 16 bytes: the READ or atomic result, then
+ * the take number the fenced WRITE behind a compare-and-swap copies with
+ * it; the state is written from the line of its own work request (or
+ * inline).
  */
 struct accd_enq {
 	struct ibv_qp *qp;
@@ -545,6 +648,9 @@ struct accd_enq {
 	struct accd_sq sq;
 	struct accd_credits credits;
 	unsigned int max_lines;
+	uint64_t grant_addr;
+	uint32_t grant_rkey;
+	struct accd_grant_state grant;
 	uint64_t lines_posted, qes, cas_lost, reads, empty;
 };
 
@@ -566,9 +672,15 @@ int accd_enq_put(struct accd_enq *e, const struct dlb2_hcw *qes,
 /* Reap completions without waiting: the work requests retired, or -errno. */
 int accd_enq_reap(struct accd_enq *e);
 /*
+ * Write the grant slot's state once more (the lease's beat), unsignalled;
+ * 0 or -errno.  Nothing without a grant slot.
+ */
+int accd_enq_beat(struct accd_enq *e);
+/*
  * Wait until every work request posted completed (posting a signalled READ
  * of the credit word if the last one was not signalled), then give the
- * cached credits back (fetch-and-add).  0 or -errno.
+ * cached credits back (fetch-and-add; the grant slot counts them first).
+ * 0 or -errno.
  */
 int accd_enq_drain(struct accd_enq *e);
 
@@ -759,6 +871,18 @@ int accd_client_poll(struct accd_client *c, struct accd_response *out,
  * request was answered).
  */
 uint64_t accd_client_in_flight(const struct accd_client *c);
+/*
+ * 0 while the agent's connection works, else why it failed (-ENOTCONN: the
+ * agent disconnected, as a process that died does; a failed write to its
+ * ring's error).  Then accd_client_submit() answers it and no more
+ * metadata goes out, but accd_client_poll() still delivers the server's
+ * answers: those of the requests whose QEs reached the DLB.  With @wait it
+ * then returns 0 after at most 100 ms without one.  accd_client_poll()
+ * looks for the agent's disconnection when it finds no answer.
+ */
+int accd_client_agent_status(const struct accd_client *c);
+/* Requests whose metadata was posted to the agent's ring. */
+uint64_t accd_client_meta_sent(const struct accd_client *c);
 void accd_client_close(struct accd_client *c);
 
 #endif /* LIBACCDIRECT_H */

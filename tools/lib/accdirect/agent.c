@@ -35,6 +35,9 @@ struct accd_agent {
 	unsigned int pending;		/* CPU agent: qes[0..pending) taken
 					 * from the rings, not enqueued yet */
 	uint64_t cpu_qes;		/* CPU agent: QEs enqueued */
+	double lease;			/* the server's, seconds (0: none) */
+	uint64_t beat;			/* the grant slot's beat, written when */
+	double beat_time;
 };
 
 static const char *agent_name(const struct accd_agent *a)
@@ -133,7 +136,10 @@ int accd_agent_create(const struct accd_agent_attr *attr, struct accd_agent **ou
 				       (size_t)a->attr.sq_depth * ACCD_LINE_SIZE),
 		.credits = { .quanta = a->attr.quanta },
 		.max_lines = a->attr.max_lines,
+		.grant_addr = o.grant_addr, .grant_rkey = o.grant_rkey,
 	};
+	a->lease = o.lease_ms / 1000.0;
+	a->beat_time = accd_now();
 	accd_sq_init(&a->enq.sq, a->attr.sq_depth, a->attr.signal_every);
 listen:
 	ret = accd_listen(&a->l, attr->ip, attr->port ? attr->port : ACCD_AGENT_PORT,
@@ -279,6 +285,29 @@ static int agent_cpu_poll(struct accd_agent *a, unsigned int max)
 	return ret;
 }
 
+/*
+ * The lease: the grant slot written at least every quarter of it (every
+ * take, chain and return writes it; an idle agent, or one waiting for
+ * credits, writes it here).
+ */
+static int agent_beat(struct accd_agent *a)
+{
+	double now;
+
+	if (!a->lease)
+		return 0;
+	if (a->enq.grant.beat != a->beat) {
+		a->beat = a->enq.grant.beat;
+		a->beat_time = accd_now();
+		return 0;
+	}
+	now = accd_now();
+	if (now - a->beat_time < a->lease / 4)
+		return 0;
+	a->beat_time = now;
+	return accd_enq_beat(&a->enq);
+}
+
 int accd_agent_poll(struct accd_agent *a)
 {
 	unsigned int max = a->attr.max_lines * ACCD_QES_PER_LINE;
@@ -291,6 +320,9 @@ int accd_agent_poll(struct accd_agent *a)
 		agent_cm(a);
 	if (a->attr.cpu_enqueue)
 		return agent_cpu_poll(a, max);
+	ret = agent_beat(a);
+	if (ret < 0)
+		return ret;
 	/* what the rings hold, from the next client on */
 	for (i = 0; i < a->nr_clients && want < max; i++) {
 		ci = (a->rr + i) % a->nr_clients;
@@ -308,6 +340,8 @@ int accd_agent_poll(struct accd_agent *a)
 	if (ret < 0)
 		return ret;
 	room = accd_sq_room(&a->enq.sq);
+	if (a->enq.grant_addr)	/* the grant slot's write before the lines */
+		room = room ? room - 1 : 0;
 	if (want > a->enq.credits.cache)
 		want = a->enq.credits.cache;
 	if (want > room * ACCD_QES_PER_LINE)

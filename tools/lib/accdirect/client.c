@@ -48,6 +48,7 @@ struct accd_client {
 	unsigned int nwr;		/* staged payload writes */
 	uint64_t sq_last[SQ_DEPTH];	/* posted: by work request index */
 	int err;
+	int agent_err;			/* the agent's connection failed */
 };
 
 static int post_recvs(struct accd_client *c, uint32_t first, uint32_t n)
@@ -207,6 +208,7 @@ uint64_t accd_client_in_flight(const struct accd_client *c)
 	return c->w.next - c->w.oldest;
 }
 
+
 void *accd_client_next(struct accd_client *c, uint64_t *req)
 {
 	if (!c->have_cur) {
@@ -262,6 +264,43 @@ static int flush_payloads(struct accd_client *c)
 	return 0;
 }
 
+/*
+ * The agent's connection is gone (a write to its ring failed, or it
+ * disconnected): no more metadata goes out, and what is in its ring or was
+ * taken by it is answered only if it reached the DLB.  The server's
+ * answers still arrive.
+ */
+static void agent_lost(struct accd_client *c, int err)
+{
+	if (!c->agent_err)
+		c->agent_err = err;
+}
+
+/* Has the agent disconnected?  Looked at without blocking. */
+static void agent_check(struct accd_client *c)
+{
+	struct pollfd pfd = { .fd = c->agt.ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (c->agent_err || poll(&pfd, 1, 0) <= 0 ||
+	    rdma_get_cm_event(c->agt.ch, &ev))
+		return;
+	if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+	    ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		agent_lost(c, -ENOTCONN);
+	rdma_ack_cm_event(ev);
+}
+
+int accd_client_agent_status(const struct accd_client *c)
+{
+	return c->agent_err;
+}
+
+uint64_t accd_client_meta_sent(const struct accd_client *c)
+{
+	return c->meta_sent;
+}
+
 /* The metadata of landed requests to the agent, a batch per write. */
 static int send_meta(struct accd_client *c)
 {
@@ -271,11 +310,13 @@ static int send_meta(struct accd_client *c)
 	uint32_t first, k;
 	int n, ret;
 
-	while (c->meta_sent < landed) {
+	while (!c->agent_err && c->meta_sent < landed) {
 		/* room in the send queue to the agent */
 		n = accd_sq_reap(c->agt.scq, &c->msq);
-		if (n < 0)
-			return n;
+		if (n < 0) {
+			agent_lost(c, n);
+			return 0;
+		}
 		if (!accd_sq_room(&c->msq))
 			continue;
 		first = c->meta_sent % c->ro.nr_entries;
@@ -304,8 +345,10 @@ static int send_meta(struct accd_client *c)
 			wr.send_flags |= IBV_SEND_SIGNALED;
 		wr.wr_id = accd_sq_wr_id(&c->msq);
 		ret = ibv_post_send(c->agt.id->qp, &wr, &bad);
-		if (ret)
-			return -ret;
+		if (ret) {
+			agent_lost(c, -ret);
+			return 0;
+		}
 		c->meta_sent += k;
 	}
 	return 0;
@@ -320,6 +363,8 @@ int accd_client_submit(struct accd_client *c, uint32_t size,
 
 	if (c->err)
 		return c->err;
+	if (c->agent_err)
+		return c->agent_err;
 	if (!c->have_cur || !size || size > c->po.slot_size ||
 	    (a && a->queue >= c->po.nr_queues))
 		return -EINVAL;
@@ -451,11 +496,17 @@ int accd_client_poll(struct accd_client *c, struct accd_response *out,
 		/* a receive queue is consumed in order: the buffers read */
 		if (!ret && n > 0)
 			ret = post_recvs(c, wc[0].wr_id, n);
+		if (!ret && !got && !wait)
+			agent_check(c);
 		if (ret || got || !wait)
 			break;
 		if (armed) {
 			client_block(c);
 			armed = false;
+			/* no agent: what is answered comes within the wait */
+			agent_check(c);
+			if (c->agent_err)
+				break;
 		} else if (++spins > 32) {
 			/* arm, then look once more before sleeping */
 			if (ibv_req_notify_cq(c->srv.rcq, 0) ||

@@ -11,8 +11,16 @@
  * enqueue needs their result, and a portion pays for quanta QEs.  An RC
  * send queue completes in order, so a completion retires every work
  * request before it.
+ *
+ * With a grant slot (accdirect.h, struct accd_grant), the agent's state
+ * there is written before each take, each chain of lines and each return,
+ * on the same queue pair: the server's device executes the writes in
+ * order with the atomics and the lines, so what the slot says when the
+ * connection is fenced is true of what reached the server
+ * (Documentation/accdirect/credits.rst).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -47,41 +55,115 @@ int accd_enq_reap(struct accd_enq *e)
 	return enq_poll(e, false, 0);
 }
 
-/* A signalled READ or atomic on the credit word, waited for: its result. */
-static int enq_atomic(struct accd_enq *e, enum ibv_wr_opcode op,
-		      uint64_t compare_add, uint64_t swap, uint64_t *old)
+/*
+ * The grant slot's state as work request @wr (not posted yet), one more
+ * beat: its bytes go in the line of the work request's own index, which
+ * stays its own until it completes.
+ */
+static void enq_state_wr(struct accd_enq *e, struct ibv_send_wr *wr,
+			 struct ibv_sge *sge)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->atomic, .length = 8, .lkey = e->lkey,
+	uint64_t idx = e->sq.posted;
+	void *buf = e->lines[idx % e->sq.depth];
+
+	_Static_assert(sizeof(e->grant) == ACCD_LINE_SIZE, "a line");
+	e->grant.beat++;
+	memcpy(buf, &e->grant, sizeof(e->grant));
+	*sge = (struct ibv_sge){
+		.addr = (uintptr_t)buf, .length = sizeof(e->grant),
+		.lkey = e->lkey,
 	};
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	uint64_t id;
+	*wr = (struct ibv_send_wr){
+		.sg_list = sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = { .remote_addr = e->grant_addr,
+			     .rkey = e->grant_rkey },
+	};
+	if (e->inline_ok)
+		wr->send_flags |= IBV_SEND_INLINE;
+	if (accd_sq_post(&e->sq, false))
+		wr->send_flags |= IBV_SEND_SIGNALED;
+	wr->wr_id = idx;
+}
+
+/*
+ * A signalled READ or atomic on the credit word, waited for: its result.
+ * With a grant slot, @state posts the slot's state write in front of it,
+ * and @take (a compare-and-swap's take number; 0: none) a fenced write
+ * behind it of the value the compare-and-swap found and @take into the
+ * slot: the device sends it once the answer is there, whatever becomes of
+ * this program.  Takes alternate between two result buffers, so that the
+ * next take never overwrites what the last one's fenced write still has to
+ * send (the next take's compare-and-swap completes after that write).
+ */
+static int enq_atomic(struct accd_enq *e, enum ibv_wr_opcode op,
+		      uint64_t compare_add, uint64_t swap, bool state,
+		      uint64_t take, uint64_t *old)
+{
+	struct ibv_send_wr wr[3], *bad;
+	struct ibv_sge sge[3];
+	uint64_t *res = e->atomic, id;
+	unsigned int n = 0, i;
 	int ret;
 
-	ret = enq_room(e, 1);
+	if (!e->grant_addr) {
+		state = false;
+		take = 0;
+	}
+	if (take)
+		res = &e->atomic[2 + 2 * (take & 1)];
+	ret = enq_room(e, 1 + state + !!take);
 	if (ret)
 		return ret;
+	if (state) {
+		enq_state_wr(e, &wr[n], &sge[n]);
+		n++;
+	}
+	sge[n] = (struct ibv_sge){
+		.addr = (uintptr_t)res, .length = 8, .lkey = e->lkey,
+	};
+	wr[n] = (struct ibv_send_wr){
+		.sg_list = &sge[n], .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
 	if (op == IBV_WR_RDMA_READ) {
-		wr.wr.rdma.remote_addr = e->credit_addr;
-		wr.wr.rdma.rkey = e->credit_rkey;
+		wr[n].wr.rdma.remote_addr = e->credit_addr;
+		wr[n].wr.rdma.rkey = e->credit_rkey;
 	} else {
-		wr.wr.atomic.remote_addr = e->credit_addr;
-		wr.wr.atomic.rkey = e->credit_rkey;
-		wr.wr.atomic.compare_add = compare_add;
-		wr.wr.atomic.swap = swap;
+		wr[n].wr.atomic.remote_addr = e->credit_addr;
+		wr[n].wr.atomic.rkey = e->credit_rkey;
+		wr[n].wr.atomic.compare_add = compare_add;
+		wr[n].wr.atomic.swap = swap;
 	}
 	accd_sq_post(&e->sq, true);
-	id = wr.wr_id = accd_sq_wr_id(&e->sq);
-	ret = ibv_post_send(e->qp, &wr, &bad);
+	id = wr[n++].wr_id = accd_sq_wr_id(&e->sq);
+	if (take) {
+		/* never inline: the bytes are read when it is sent */
+		res[1] = take;
+		sge[n] = (struct ibv_sge){
+			.addr = (uintptr_t)res, .length = 16, .lkey = e->lkey,
+		};
+		wr[n] = (struct ibv_send_wr){
+			.sg_list = &sge[n], .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_FENCE,
+			.wr.rdma = {
+				.remote_addr = e->grant_addr +
+					offsetof(struct accd_grant, cas_old),
+				.rkey = e->grant_rkey,
+			},
+		};
+		if (accd_sq_post(&e->sq, false))
+			wr[n].send_flags |= IBV_SEND_SIGNALED;
+		wr[n++].wr_id = accd_sq_wr_id(&e->sq);
+	}
+	for (i = 0; i + 1 < n; i++)
+		wr[i].next = &wr[i + 1];
+	ret = ibv_post_send(e->qp, wr, &bad);
 	if (ret)
 		return -ret;
 	ret = enq_poll(e, true, id);
 	if (ret < 0)
 		return ret;
-	*old = __atomic_load_n(e->atomic, __ATOMIC_ACQUIRE);
+	*old = __atomic_load_n(res, __ATOMIC_ACQUIRE);
 	return 0;
 }
 
@@ -89,35 +171,66 @@ int accd_enq_credits(struct accd_enq *e, uint64_t need)
 {
 	uint64_t avail, take, old;
 	int ret, tries;
+	bool won;
 
 	if (e->credits.cache >= need)
 		return (int)e->credits.cache;
 	e->reads++;
-	ret = enq_atomic(e, IBV_WR_RDMA_READ, 0, 0, &avail);
+	ret = enq_atomic(e, IBV_WR_RDMA_READ, 0, 0, false, 0, &avail);
 	for (tries = 0; !ret && tries < 64; tries++) {
 		take = accd_credits_portion(&e->credits, avail, need);
 		if (!take)
 			break;
+		/* the take, in the grant slot before its compare-and-swap */
+		if (e->grant_addr) {
+			e->grant.begun++;
+			e->grant.expect = avail;
+			e->grant.portion = take;
+		}
 		ret = enq_atomic(e, IBV_WR_ATOMIC_CMP_AND_SWP, avail,
-				 avail - take, &old);
+				 avail - take, true, e->grant.begun, &old);
 		if (ret)
 			break;
-		if (old == avail) {
+		won = old == avail;
+		if (won) {
 			accd_credits_add(&e->credits, take);
-			break;
+			e->grant.taken += take;
 		}
+		/* the next write of the slot carries the outcome */
+		e->grant.folded = e->grant.begun;
+		if (won)
+			break;
 		e->cas_lost++;
 		avail = old;	/* lost a race: the CAS returned the value */
 	}
 	return ret ? ret : (int)e->credits.cache;
 }
 
+int accd_enq_beat(struct accd_enq *e)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	int ret;
+
+	if (!e->grant_addr)
+		return 0;
+	ret = accd_enq_reap(e);
+	if (ret < 0)
+		return ret;
+	if (!accd_sq_room(&e->sq))
+		return 0;	/* busy: its writes carry the state */
+	enq_state_wr(e, &wr, &sge);
+	ret = ibv_post_send(e->qp, &wr, &bad);
+	return ret ? -ret : 0;
+}
+
 int accd_enq_put(struct accd_enq *e, const struct dlb2_hcw *qes,
 		 unsigned int n)
 {
-	struct ibv_send_wr wr[64], *bad;
-	struct ibv_sge sge[64];
-	unsigned int k, lines, i, max = e->max_lines;
+	struct ibv_send_wr wr[65], *bad;
+	struct ibv_sge sge[65];
+	unsigned int k, lines, i, w = 0, max = e->max_lines;
+	bool state = e->grant_addr;
 	uint32_t room;
 	int ret;
 
@@ -135,8 +248,9 @@ int accd_enq_put(struct accd_enq *e, const struct dlb2_hcw *qes,
 		if (ret < 0)
 			return ret;
 	}
-	/* as many as there are credits for, and room for */
+	/* as many as there are credits for, and room for (and the state) */
 	room = accd_sq_room(&e->sq);
+	room = room > state ? room - state : 0;
 	k = n < e->credits.cache ? n : (unsigned int)e->credits.cache;
 	if (k > room * ACCD_QES_PER_LINE)
 		k = room * ACCD_QES_PER_LINE;
@@ -145,8 +259,18 @@ int accd_enq_put(struct accd_enq *e, const struct dlb2_hcw *qes,
 		return 0;
 	}
 	accd_credits_spend(&e->credits, k);
+	/*
+	 * Spent, in the grant slot before the lines: the server's device
+	 * executes the slot's write first, so a dead agent's slot never
+	 * counts fewer than the QEs that reached the port.
+	 */
+	if (state) {
+		e->grant.spent += k;
+		enq_state_wr(e, &wr[w], &sge[w]);
+		w++;
+	}
 	lines = (k + ACCD_QES_PER_LINE - 1) / ACCD_QES_PER_LINE;
-	for (i = 0; i < lines; i++) {
+	for (i = 0; i < lines; i++, w++) {
 		uint64_t idx = e->sq.posted;
 		struct dlb2_hcw *line = e->lines[idx % e->sq.depth];
 		unsigned int q = k - i * ACCD_QES_PER_LINE;
@@ -154,23 +278,24 @@ int accd_enq_put(struct accd_enq *e, const struct dlb2_hcw *qes,
 		accd_pack_lines((struct dlb2_hcw (*)[ACCD_QES_PER_LINE])line, 1,
 				qes + i * ACCD_QES_PER_LINE,
 				q < ACCD_QES_PER_LINE ? q : ACCD_QES_PER_LINE);
-		sge[i] = (struct ibv_sge){
+		sge[w] = (struct ibv_sge){
 			.addr = (uintptr_t)line, .length = ACCD_LINE_SIZE,
 			.lkey = e->lkey,
 		};
-		wr[i] = (struct ibv_send_wr){
-			.sg_list = &sge[i], .num_sge = 1,
+		wr[w] = (struct ibv_send_wr){
+			.sg_list = &sge[w], .num_sge = 1,
 			.opcode = IBV_WR_RDMA_WRITE,
-			.next = i + 1 < lines ? &wr[i + 1] : NULL,
 			.wr.rdma = { .remote_addr = e->pp_addr,
 				     .rkey = e->pp_rkey },
 		};
 		if (e->inline_ok)
-			wr[i].send_flags |= IBV_SEND_INLINE;
+			wr[w].send_flags |= IBV_SEND_INLINE;
 		if (accd_sq_post(&e->sq, false))
-			wr[i].send_flags |= IBV_SEND_SIGNALED;
-		wr[i].wr_id = idx;
+			wr[w].send_flags |= IBV_SEND_SIGNALED;
+		wr[w].wr_id = idx;
 	}
+	for (i = 0; i + 1 < w; i++)
+		wr[i].next = &wr[i + 1];
 	ret = ibv_post_send(e->qp, wr, &bad);
 	if (ret)
 		return -ret;
@@ -186,10 +311,13 @@ int accd_enq_drain(struct accd_enq *e)
 
 	/* a signalled READ behind the unsignalled writes: all done then */
 	if (!accd_sq_idle(&e->sq))
-		ret = enq_atomic(e, IBV_WR_RDMA_READ, 0, 0, &old);
+		ret = enq_atomic(e, IBV_WR_RDMA_READ, 0, 0, false, 0, &old);
 	n = e->credits.cache;
 	if (!ret && n) {
-		ret = enq_atomic(e, IBV_WR_ATOMIC_FETCH_AND_ADD, n, 0, &old);
+		/* returned, in the grant slot before the fetch-and-add */
+		e->grant.returned += n;
+		ret = enq_atomic(e, IBV_WR_ATOMIC_FETCH_AND_ADD, n, 0, true, 0,
+				 &old);
 		if (!ret)
 			accd_credits_drain(&e->credits);
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libaccdirect's pure logic (accdirect.h): request encoding, QEs into
- * lines, the credit cache, the signalling cadence of a send queue and the
- * client's window.  No RDMA here; tests/test-logic.c checks all of it.
+ * lines, the credit cache, what a dead agent's grant slot gives back, the
+ * signalling cadence of a send queue and the client's window.  No RDMA here; tests/test-logic.c checks all of it.
  */
 #include <errno.h>
 #include <sched.h>
@@ -106,6 +106,38 @@ uint64_t accd_credits_drain(struct accd_credits *c)
 	c->cache = 0;
 	c->returned += n;
 	return n;
+}
+
+void accd_grant_reclaim(const struct accd_grant *g, struct accd_reclaim *r)
+{
+	const struct accd_grant_state *st = &g->s;
+
+	*r = (struct accd_reclaim){ 0 };
+	/* never more than was taken: that would make credits */
+	if (st->spent > st->taken || st->returned > st->taken - st->spent ||
+	    st->folded > st->begun || st->begun - st->folded > 1) {
+		r->bad = true;
+		return;
+	}
+	r->held = st->taken - st->spent - st->returned;
+	if (st->folded == st->begun)
+		return;
+	/* take @begun in flight: its result, if its fenced write landed */
+	if (g->cas_take != st->begun)
+		r->doubt = st->portion;
+	else if (g->cas_old == st->expect)
+		r->held += st->portion;
+}
+
+bool accd_lease_expired(uint64_t beat, double now, double lease,
+			uint64_t *last_beat, double *last_seen)
+{
+	if (beat != *last_beat) {
+		*last_beat = beat;
+		*last_seen = now;
+		return false;
+	}
+	return lease > 0 && now - *last_seen > lease;
 }
 
 void accd_sq_init(struct accd_sq *q, uint32_t depth, uint32_t signal_every)

@@ -29,10 +29,13 @@ enum { PEER_NEW, PEER_ACTIVE, PEER_GONE };
 struct srv_agent {
 	struct rdma_cm_id *id;
 	struct accd_conn conn;
-	struct ibv_mr *pp_mr, *credit_mr;
+	struct ibv_mr *pp_mr, *credit_mr, *grant_mr;
 	int state;
 	unsigned int index;
 	bool is_agent;
+	bool reclaimed;			/* its credits given back, once */
+	uint64_t last_beat;		/* the lease: its slot's beat, when */
+	double last_seen;
 };
 
 struct srv_client {
@@ -64,6 +67,7 @@ struct accd_server {
 	uint8_t *slab;
 	size_t region;			/* a client's slots */
 	struct srv_agent *agents;
+	struct accd_grant *grants;	/* a slot per producer port */
 	struct srv_client *clients;
 	unsigned int nr_agents, nr_clients;	/* connection requests taken */
 	struct accd_conn l;
@@ -73,6 +77,8 @@ struct accd_server {
 	void *arg;
 	volatile int stop, cm_stop;
 	uint64_t processed, bad, responses;
+	unsigned int agents_gone;
+	uint64_t reclaimed, doubt;
 };
 
 static const char *srv_name(const struct accd_server *s)
@@ -107,6 +113,8 @@ int accd_server_create(const struct accd_server_attr *attr,
 		s->attr.burst = 32;
 	if (!s->attr.signal_every || s->attr.signal_every > RESP_DEPTH)
 		s->attr.signal_every = 16;
+	if (!s->attr.lease)
+		s->attr.lease = 30;
 	if (s->attr.slot_size < 64 || s->attr.slot_size > 65528 ||
 	    s->attr.slot_size % 8) {
 		free(s);
@@ -115,14 +123,17 @@ int accd_server_create(const struct accd_server_attr *attr,
 	s->pp = calloc(attr->nr_producers, sizeof(*s->pp));
 	s->w = calloc(attr->nr_workers, sizeof(*s->w));
 	s->agents = calloc(attr->nr_producers, sizeof(*s->agents));
+	s->grants = aligned_alloc(64, attr->nr_producers * sizeof(*s->grants));
 	s->clients = calloc(s->attr.max_clients, sizeof(*s->clients));
 	s->region = (size_t)s->attr.nr_slots * s->attr.slot_size;
 	s->slab = aligned_alloc(4096, (s->region * s->attr.max_clients + 4095) /
 				      4096 * 4096);
-	if (!s->pp || !s->w || !s->agents || !s->clients || !s->slab) {
+	if (!s->pp || !s->w || !s->agents || !s->grants || !s->clients ||
+	    !s->slab) {
 		ret = -ENOMEM;
 		goto err;
 	}
+	memset(s->grants, 0, attr->nr_producers * sizeof(*s->grants));
 	memset(s->slab, 0, s->region * s->attr.max_clients);
 	*out = s;
 	for (i = 0; i < s->attr.max_clients; i++)
@@ -317,10 +328,19 @@ static int srv_agent_request(struct accd_server *s, struct rdma_cm_event *ev)
 				  IBV_ACCESS_REMOTE_ATOMIC);
 	if (!a->credit_mr)
 		return -errno;
+	/* its grant slot: what it holds of the pool, for a crash */
+	memset(&s->grants[a->index], 0, sizeof(s->grants[a->index]));
+	a->grant_mr = ibv_reg_mr(a->conn.pd, &s->grants[a->index],
+				 sizeof(s->grants[a->index]), access);
+	if (!a->grant_mr)
+		return -errno;
 	o.pp_addr = (uintptr_t)pp->pp_map;
 	o.pp_rkey = a->pp_mr->rkey;
 	o.credit_addr = (uintptr_t)pp->pool[DLB2_CREDIT_POOL_LDB];
 	o.credit_rkey = a->credit_mr->rkey;
+	o.grant_addr = (uintptr_t)&s->grants[a->index];
+	o.grant_rkey = a->grant_mr->rkey;
+	o.lease_ms = s->attr.lease > 0 ? (uint32_t)(s->attr.lease * 1000) : 0;
 	o.agent = a->index;
 	o.nr_queues = s->attr.nr_queues;
 	for (i = 0; i < s->attr.nr_queues; i++) {
@@ -383,6 +403,73 @@ static int srv_client_request(struct accd_server *s, struct rdma_cm_event *ev)
 	return 0;
 }
 
+/*
+ * Agent @a is gone: fence it (its queue pair in error: none of its
+ * operations executes any more), then give back what its grant slot says
+ * it holds, once (Documentation/accdirect/credits.rst).  The CM thread's.
+ */
+static void srv_reclaim(struct accd_server *s, struct srv_agent *a,
+			const char *why)
+{
+	uint64_t *pool = s->pp[a->index]->pool[DLB2_CREDIT_POOL_LDB];
+	struct accd_reclaim r;
+	struct accd_grant g;
+
+	if (a->reclaimed)
+		return;
+	a->reclaimed = true;
+	rdma_disconnect(a->id);
+	/* a packet the device was executing as the QP went to error */
+	usleep(10000);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	memcpy(&g, &s->grants[a->index], sizeof(g));
+	accd_grant_reclaim(&g, &r);
+	if (r.bad) {
+		accd_log(s->attr.log, srv_name(s),
+			 "agent %u gone (%s): its grant slot says took %lu credits, spent %lu, returned %lu, which cannot be: nothing reclaimed",
+			 a->index, why, (unsigned long)g.s.taken,
+			 (unsigned long)g.s.spent, (unsigned long)g.s.returned);
+		return;
+	}
+	if (r.held)
+		__atomic_fetch_add(pool, r.held, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&s->reclaimed, r.held, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->doubt, r.doubt, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->agents_gone, 1, __ATOMIC_RELAXED);
+	accd_log(s->attr.log, srv_name(s),
+		 "agent %u gone (%s): took %lu credits, spent %lu on QEs, returned %lu; reclaimed %lu%s",
+		 a->index, why,
+		 (unsigned long)(r.held + g.s.spent + g.s.returned),
+		 (unsigned long)g.s.spent, (unsigned long)g.s.returned,
+		 (unsigned long)r.held, r.doubt ?
+		 ", and a take in flight without its result: in doubt, not reclaimed" : "");
+	if (r.doubt)
+		accd_log(s->attr.log, srv_name(s),
+			 "agent %u: %lu credits in doubt: its compare-and-swap may have taken them; the pool may be short by as many",
+			 a->index, (unsigned long)r.doubt);
+}
+
+/* Agents whose grant slot stayed unwritten for the lease: gone. */
+static void srv_leases(struct accd_server *s)
+{
+	double now = accd_now();
+	unsigned int i;
+
+	for (i = 0; i < s->nr_agents; i++) {
+		struct srv_agent *a = &s->agents[i];
+		uint64_t beat;
+
+		if (a->state != PEER_ACTIVE || a->reclaimed)
+			continue;
+		beat = __atomic_load_n(&s->grants[i].s.beat, __ATOMIC_RELAXED);
+		if (!accd_lease_expired(beat, now, s->attr.lease, &a->last_beat,
+					&a->last_seen))
+			continue;
+		a->state = PEER_GONE;
+		srv_reclaim(s, a, "lease expired");
+	}
+}
+
 static void srv_event(struct accd_server *s, struct rdma_cm_event *ev)
 {
 	struct srv_agent *a = ev->id->context;	/* or a client: same head */
@@ -420,6 +507,7 @@ static void srv_event(struct accd_server *s, struct rdma_cm_event *ev)
 		if (!a)
 			break;
 		if (a->is_agent) {
+			a->last_seen = accd_now();
 			a->state = PEER_ACTIVE;
 			accd_log(s->attr.log, srv_name(s), "agent %u connected",
 				 a->index);
@@ -436,11 +524,12 @@ static void srv_event(struct accd_server *s, struct rdma_cm_event *ev)
 			break;
 		if (a->is_agent) {
 			a->state = PEER_GONE;
-		} else {
-			pthread_mutex_lock(&c->lock);
-			c->state = PEER_GONE;
-			pthread_mutex_unlock(&c->lock);
+			srv_reclaim(s, a, "disconnected");
+			break;
 		}
+		pthread_mutex_lock(&c->lock);
+		c->state = PEER_GONE;
+		pthread_mutex_unlock(&c->lock);
 		rdma_disconnect(ev->id);
 		break;
 	default:
@@ -455,6 +544,7 @@ static void *srv_cm(void *arg)
 	struct rdma_cm_event *ev;
 
 	while (!s->cm_stop) {
+		srv_leases(s);
 		if (poll(&pfd, 1, 50) <= 0)
 			continue;
 		if (rdma_get_cm_event(s->l.ch, &ev))
@@ -657,6 +747,9 @@ void accd_server_stats(struct accd_server *s, struct accd_server_stats *st)
 	st->responses = __atomic_load_n(&s->responses, __ATOMIC_RELAXED);
 	st->agents = s->nr_agents;
 	st->clients = s->nr_clients;
+	st->agents_gone = __atomic_load_n(&s->agents_gone, __ATOMIC_RELAXED);
+	st->reclaimed = __atomic_load_n(&s->reclaimed, __ATOMIC_RELAXED);
+	st->doubt = __atomic_load_n(&s->doubt, __ATOMIC_RELAXED);
 	for (i = 0; i < s->attr.nr_workers && i < 64; i++)
 		st->worker[i] = s->w[i].processed;
 }
@@ -697,6 +790,8 @@ void accd_server_destroy(struct accd_server *s, double linger)
 			ibv_dereg_mr(a->pp_mr);
 		if (a->credit_mr)
 			ibv_dereg_mr(a->credit_mr);
+		if (a->grant_mr)
+			ibv_dereg_mr(a->grant_mr);
 		accd_close(&a->conn);
 	}
 	for (i = 0; i < s->nr_clients; i++) {
@@ -720,6 +815,7 @@ void accd_server_destroy(struct accd_server *s, double linger)
 	free(s->pp);
 	free(s->w);
 	free(s->agents);
+	free(s->grants);
 	free(s->clients);
 	free(s->slab);
 	free(s);
