@@ -956,6 +956,40 @@ static void write_illegal(struct dlb2_port *p, unsigned int n)
 }
 
 /*
+ * Bursts of illegal HCWs from port @name of domain @dom until the driver's
+ * cut-off (ingress_alarms reads 0) or 20 s, counted in *@bursts.  Return: 0
+ * at the cut-off, else the alarms a second the port raised meanwhile (at
+ * least 1).
+ */
+static long storm_until_cut_off(const char *pci, const char *dom,
+				const char *name, struct dlb2_port *p,
+				unsigned int *bursts)
+{
+	long before = dstat(pci, dom, "port", name, "alarms");
+	long long start = dlb2_now_ms(), end = start + 20000;
+
+	while (read_num(pci, "ingress_alarms") == 1 && dlb2_now_ms() < end) {
+		write_illegal(p, 64);
+		(*bursts)++;
+	}
+	if (read_num(pci, "ingress_alarms") == 0)
+		return 0;
+	return 1 + (dstat(pci, dom, "port", name, "alarms") - before) * 1000 /
+		   (dlb2_now_ms() - start + 1);
+}
+
+/*
+ * A cut-off that did not come (@rate alarms a second) cannot be tested where
+ * the device raised fewer than the cut-off's 1000 a second (under QEMU with
+ * one TCG thread, make check's runs of Debian's kernels, the alarm
+ * interrupts do not keep up): a skip, when nothing failed before.
+ */
+static bool storm_too_slow(struct __test_metadata *_metadata, long rate)
+{
+	return rate && rate < 1000 && _metadata->exit_code == KSFT_PASS;
+}
+
+/*
  * An alarm storm stops the domain whose port raises it, and only that
  * domain: domain A's directed port writes completions (illegal from a
  * directed port: ILLEGAL_HCW) until the driver's cut-off, more than 1000
@@ -970,8 +1004,7 @@ TEST_F_TIMEOUT(lc, alarm_storm_stops_only_its_domain, 180)
 {
 	struct dlb2_port *a, *b;
 	struct dlb2_cq_entry e = { 0 };
-	long a_alarms, hcw_alarms, bq, aq;
-	long long end;
+	long a_alarms, hcw_alarms, bq, aq, rate;
 	unsigned int bursts = 0;
 
 	if (!self->version)
@@ -994,15 +1027,14 @@ TEST_F_TIMEOUT(lc, alarm_storm_stops_only_its_domain, 180)
 	ASSERT_EQ(0, dlb2_port_open(self->dev, DOM_B, "b", NULL, &b));
 
 	/* The storm: bursts of illegal HCWs until the cut-off (20 s at most). */
-	end = dlb2_now_ms() + 20000;
-	while (read_num(self->pci, "ingress_alarms") == 1 &&
-	       dlb2_now_ms() < end) {
-		write_illegal(a, 64);
-		bursts++;
+	rate = storm_until_cut_off(self->pci, DOM_A, "a", a, &bursts);
+	if (storm_too_slow(_metadata, rate)) {
+		dlb2_port_close(a);
+		dlb2_port_close(b);
+		SKIP(return, "%ld alarms a second here, fewer than the cut-off's 1000", rate);
 	}
-	ASSERT_EQ(0, read_num(self->pci, "ingress_alarms")) {
-		TH_LOG("no cut-off within 20 s: %ld alarms of A's port",
-		       dstat(self->pci, DOM_A, "port", "a", "alarms"));
+	ASSERT_EQ(0, rate) {
+		TH_LOG("no cut-off within 20 s at %ld alarms a second", rate);
 	}
 	TH_LOG("cut-off after %u HCWs; A's port counted %ld alarms",
 	       bursts * 64, dstat(self->pci, DOM_A, "port", "a", "alarms"));
@@ -1047,11 +1079,15 @@ TEST_F_TIMEOUT(lc, alarm_storm_stops_only_its_domain, 180)
 	enqueue(a, aq, DLB2_SCHED_DIRECTED, 0, 0, 43);
 	EXPECT_TRUE(dlb2_poll_until(dstat(self->pci, DOM_A, "port", "a",
 					  "outstanding") == 1, 5000));
-	end = dlb2_now_ms() + 20000;
-	while (read_num(self->pci, "ingress_alarms") == 1 &&
-	       dlb2_now_ms() < end)
-		write_illegal(a, 64);
-	EXPECT_EQ(0, read_num(self->pci, "ingress_alarms"));
+	rate = storm_until_cut_off(self->pci, DOM_A, "a", a, &bursts);
+	if (storm_too_slow(_metadata, rate)) {
+		dlb2_port_close(a);
+		dlb2_port_close(b);
+		SKIP(return, "%ld alarms a second here, fewer than the cut-off's 1000", rate);
+	}
+	ASSERT_EQ(0, rate) {
+		TH_LOG("no cut-off within 20 s at %ld alarms a second", rate);
+	}
 	dlb2_port_close(a);
 	EXPECT_EQ(1, dstat(self->pci, DOM_A, "port", "a", "released"));
 	EXPECT_EQ(0, dlb2_domain_destroy(self->dev, DOM_A));
