@@ -28,6 +28,26 @@ VENV=$CACHE/venv
 # installs as a user would: Debian's kernels, the project's packages, DKMS's
 # modules.  Never the host's /boot or dpkg database.
 TESTROOT=$CACHE/testroot
+# in_root ROOT CMD...: CMD in the Debian system ROOT (a chroot), as root,
+# in a private mount namespace that ends with it, with /proc, /dev, /sys,
+# the checkout and the harness kernels' directories ($CACHE/linux) at their
+# own paths, and a clean environment.
+in_root() {
+	local root=$1
+	shift
+	unshare --mount --propagation private sh -c '
+		root=$1 top=$2 linux=$3; shift 3
+		set -e
+		mount -t proc proc "$root/proc"
+		mount --rbind /dev "$root/dev"
+		mount --rbind /sys "$root/sys"
+		mkdir -p "$root$top" "$root$linux"
+		mount --bind "$top" "$root$top"
+		[ ! -d "$linux" ] || mount --bind "$linux" "$root$linux"
+		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' \
+		sh "$root" "$TOP" "$CACHE/linux" "$@"
+}
 # stock_installed RELEASE: Debian's kernel RELEASE, image and headers, is in
 # the test root.  (Its /lib/modules/RELEASE/build is an absolute link, which
 # resolves only inside.)
