@@ -45,6 +45,7 @@ static void dlb2_msix_send(DLB2State *s, unsigned int vec)
 
     if (vec < 2) {
         if (s->vec_latched[vec]) {
+            trace_dlb2_msix_deferred(vec);
             s->vec_deferred[vec] = true;
             return;
         }
@@ -96,16 +97,21 @@ void dlb2_alarm(DLB2State *s, DLB2Alarm alarm, bool is_ldb, unsigned int port,
     uint32_t synd0 = dlb2_reg(s, DLB2_R_SYS_ALARM_PF_SYND0, 0);
     int enable_bit = dlb2_alarm_info[alarm].enable_bit;
 
+    const char *name = dlb2_alarm_info[alarm].name;
+    const char *type = is_ldb ? "ldb" : "dir";
+
     s->alarm_count[alarm]++;
-    trace_dlb2_alarm(dlb2_alarm_info[alarm].name, is_ldb ? "ldb" : "dir", port);
     if (enable_bit >= 0 &&
         !(dlb2_reg(s, DLB2_R_SYS_INGRESS_ALARM_ENBL, 0) & (1u << enable_bit))) {
+        trace_dlb2_alarm(name, type, port, "disabled");
         return;     /* counted, dropped, not reported: FACT (facts §8.2) */
     }
     if (synd0 & (1u << 31)) {
+        trace_dlb2_alarm(name, type, port, "MORE");
         dlb2_reg_set(s, DLB2_R_SYS_ALARM_PF_SYND0, 0, synd0 | (1u << 30));
         return;     /* MORE: the previous one is not consumed, CHOICE */
     }
+    trace_dlb2_alarm(name, type, port, "reported");
     synd0 = (port & 0x7f) | (!dlb2_alarm_info[alarm].source ? 0 : is_ldb << 7) |
             (uint32_t)is_ldb << 13 |
             (uint32_t)dlb2_alarm_info[alarm].aid << 16 |
