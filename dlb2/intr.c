@@ -37,6 +37,8 @@
 #include "trace.h"
 
 #define DLB2_ALARM_STORM	1000
+/* The alarms one interrupt takes from SYS_ALARM_PF_SYND0 at most. */
+#define DLB2_ALARMS_PER_IRQ	16
 
 static const char *const alarm_names[DLB2_NUM_ALARMS] = {
 	[DLB2_ALARM_ILLEGAL_ENQ] = "illegal enqueue (no credit, excess completion or bad fragment)",
@@ -66,12 +68,15 @@ static enum dlb2_alarm decode(u32 synd0)
 	return DLB2_ALARM_OTHER;
 }
 
-/* The enable of SYS_INGRESS_ALARM_ENBL that the cut-offs in effect leave. */
-static u32 alarm_enables(const struct dlb2 *dlb2)
+/*
+ * The enable of SYS_INGRESS_ALARM_ENBL that the cut-offs leave: the
+ * device-wide one, and @stops stopped domains.
+ */
+static u32 alarm_enables(const struct dlb2 *dlb2, unsigned int stops)
 {
 	if (dlb2->ingress_alarms_off)
 		return 0;
-	if (dlb2->alarms_stops)
+	if (stops)
 		return DLB2_SYS_INGRESS_ALARM_ENBL_ALL &
 		       ~DLB2_SYS_INGRESS_ALARM_ENBL_ILLEGAL_PP;
 	return DLB2_SYS_INGRESS_ALARM_ENBL_ALL;
@@ -105,14 +110,20 @@ static bool storm(unsigned long *start, unsigned int *count)
 	return ++*count > DLB2_ALARM_STORM;
 }
 
-/* A storm of @dom's ports: stop them, and with them their alarms. */
+/*
+ * A storm of @dom's ports: stop them, and with them their alarms.  The
+ * stop is in effect (flushed) before it is published (ingress_alarms in
+ * sysfs reads 0), so that from then on no HCW of the domain can raise an
+ * alarm that would hold SYS_ALARM_PF_SYND0 against another domain's.
+ */
 static void stop_domain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 {
 	domain_pps_valid(dlb2, dom, false);
+	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
+		    alarm_enables(dlb2, dlb2->alarms_stops + 1));
+	dlb2_flush_csr(dlb2);
 	WRITE_ONCE(dom->alarms_stopped, true);
 	WRITE_ONCE(dlb2->alarms_stops, dlb2->alarms_stops + 1);
-	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
-		    alarm_enables(dlb2));
 	dev_warn(&dlb2->pdev->dev,
 		 "domain %u (%s): more than %d alarms in one second: its producer ports stopped\n",
 		 dom->res.id, dom->name, DLB2_ALARM_STORM);
@@ -155,7 +166,7 @@ static void count_alarm(struct dlb2 *dlb2, u32 synd0)
 	    !dlb2->ingress_alarms_off) {
 		WRITE_ONCE(dlb2->ingress_alarms_off, true);
 		dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
-			    alarm_enables(dlb2));
+			    alarm_enables(dlb2, dlb2->alarms_stops));
 		dev_warn(&dlb2->pdev->dev,
 			 "more than %d alarms in one second from no domain's port: ingress alarms off\n",
 			 DLB2_ALARM_STORM);
@@ -166,6 +177,7 @@ static irqreturn_t dlb2_alarm_isr(int irq, void *data)
 {
 	struct dlb2 *dlb2 = data;
 	u32 hw_synd = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_HW_SYND(dlb2->ver));
+	unsigned int n;
 	u32 synd0;
 
 	/* Acknowledge first, so that an alarm meanwhile interrupts again. */
@@ -178,15 +190,25 @@ static irqreturn_t dlb2_alarm_isr(int irq, void *data)
 		dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_HW_SYND(dlb2->ver),
 			    DLB2_ALARM_SYND0_VALID | DLB2_ALARM_SYND0_MORE);
 	}
-	synd0 = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_PF_SYND0(dlb2->ver));
-	if (!(synd0 & DLB2_ALARM_SYND0_VALID))
-		return IRQ_HANDLED;
-	count_alarm(dlb2, synd0);
-	/* MORE: others were lost while SYND0 held this one; count one more. */
-	if (synd0 & DLB2_ALARM_SYND0_MORE)
-		atomic64_inc(&dlb2->alarms[DLB2_ALARM_OTHER]);
-	dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_PF_SYND0(dlb2->ver),
-		    DLB2_ALARM_SYND0_VALID | DLB2_ALARM_SYND0_MORE);
+	/*
+	 * SYND0 holds one alarm: one that comes while it is VALID leaves at
+	 * most its MORE bit (facts §8.2).  So it is freed before the alarm is
+	 * counted (which may stop a domain and log), and read again: an alarm
+	 * latched meanwhile is taken here (its interrupt, sent after the
+	 * acknowledgment above, then finds nothing).  The read also flushes
+	 * the write that freed it.
+	 */
+	for (n = 0; n < DLB2_ALARMS_PER_IRQ; n++) {
+		synd0 = dlb2_csr_rd(dlb2, DLB2_SYS_ALARM_PF_SYND0(dlb2->ver));
+		if (!(synd0 & DLB2_ALARM_SYND0_VALID))
+			break;
+		dlb2_csr_wr(dlb2, DLB2_SYS_ALARM_PF_SYND0(dlb2->ver),
+			    DLB2_ALARM_SYND0_VALID | DLB2_ALARM_SYND0_MORE);
+		count_alarm(dlb2, synd0);
+		/* MORE: others were lost while SYND0 held it; one more. */
+		if (synd0 & DLB2_ALARM_SYND0_MORE)
+			atomic64_inc(&dlb2->alarms[DLB2_ALARM_OTHER]);
+	}
 	return IRQ_HANDLED;
 }
 
@@ -341,7 +363,7 @@ void dlb2_alarms_enable(struct dlb2 *dlb2)
 	dlb2->alarm_window_count = 0;
 	WRITE_ONCE(dlb2->ingress_alarms_off, false);
 	dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
-		    alarm_enables(dlb2));
+		    alarm_enables(dlb2, dlb2->alarms_stops));
 	enable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 }
 
@@ -365,7 +387,7 @@ void dlb2_alarms_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		WRITE_ONCE(dom->alarms_stopped, false);
 		WRITE_ONCE(dlb2->alarms_stops, dlb2->alarms_stops - 1);
 		dlb2_csr_wr(dlb2, DLB2_SYS_INGRESS_ALARM_ENBL(dlb2->ver),
-			    alarm_enables(dlb2));
+			    alarm_enables(dlb2, dlb2->alarms_stops));
 	}
 	enable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 }
