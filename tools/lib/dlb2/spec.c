@@ -353,8 +353,6 @@ static int parse_port(struct ctx *c, const struct json *j,
 			   a->type == DLB2_DIR ? "directed" : "load-balanced", max,
 			   max > 1 ? "s" : "");
 	}
-	if (a->type == DLB2_DIR && (!links || !links->n))
-		return bad(c, j, "a directed port links exactly one directed queue");
 	for (i = 0; links && i < links->n; i++) {
 		old = path_push(c, ".links[%d]", i);
 		err = parse_link(c, links->v[i], d, p, &p->links[i]);
@@ -378,6 +376,7 @@ static int check_dir_queues(struct ctx *c, const struct json *j,
 		users = 0;
 		for (k = 0; k < d->nports; k++)
 			users += d->ports[k].attr.type == DLB2_DIR &&
+				 d->ports[k].nlinks &&
 				 !strcmp(d->ports[k].links[0].queue, d->queues[i].name);
 		if (users != 1)
 			return bad(c, j, "directed queue \"%s\" is linked by %d directed ports, needs exactly 1",

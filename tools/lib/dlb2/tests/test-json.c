@@ -219,11 +219,33 @@ static void link_errors(void)
 	expect(DOM("\"queues\": [{\"name\": \"q\"}], \"ports\": [{\"name\": \"p\", \"links\": [\"q\", \"q\"]}]"),
 	       "t.json:1:94: domains[0].ports[0].links[1]: queue \"q\" linked twice");
 	expect(DOM("\"queues\": [{\"name\": \"q\", \"type\": \"dir\"}], \"ports\": [{\"name\": \"p\", \"type\": \"dir\"}]"),
-	       "t.json:1:80: domains[0].ports[0]: a directed port links exactly one directed queue");
+	       "t.json:1:14: domains[0]: directed queue \"q\" is linked by 0 directed ports, needs exactly 1");
 	expect(DOM("\"queues\": [{\"name\": \"q\", \"type\": \"dir\"}]"),
 	       "t.json:1:14: domains[0]: directed queue \"q\" is linked by 0 directed ports, needs exactly 1");
 	expect(DOM("\"queues\": [{\"name\": \"q\"}], \"ports\": [{\"name\": \"p\", \"links\": [\"q\",\"q\",\"q\",\"q\",\"q\",\"q\",\"q\",\"q\",\"q\"]}]"),
 	       "t.json:1:121: domains[0].ports[0].links: a load-balanced port links at most 8 queues");
+}
+
+/*
+ * A directed port without a link is a producer only, as configfs takes it
+ * (Documentation/userspace-api/dlb2.rst) and as save writes it back.
+ */
+static void unlinked_directed_port(void)
+{
+	struct dlb2_spec *s;
+	char err[256] = "";
+	int ret;
+
+	s = parse(DOM("\"ports\": [{\"name\": \"p\", \"type\": \"dir\"}]"),
+		  err, sizeof(err), &ret);
+	CHECK_EQ(ret, 0);
+	CHECK_STR(err, "");
+	if (!s)
+		return;
+	CHECK_EQ(s->domains[0].nports, 1);
+	CHECK_EQ(s->domains[0].ports[0].attr.type, DLB2_DIR);
+	CHECK_EQ(s->domains[0].ports[0].nlinks, 0);
+	dlb2_spec_free(s);
 }
 
 /*
@@ -276,6 +298,7 @@ int main(void)
 	RUN(syntax_errors);
 	RUN(schema_errors);
 	RUN(link_errors);
+	RUN(unlinked_directed_port);
 	RUN(out_of_memory);
 	RUN(load_file);
 	return tap_done();
