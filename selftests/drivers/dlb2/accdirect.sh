@@ -77,13 +77,11 @@ dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
 
 # The domain of accdirect.json with two more directed producer ports
-# (agent2, agent3, each with the directed queue it must link): for the
-# agent that takes over after a crash, and for two agents and the CPU agent
-# on one credit pool.
+# (agent2, agent3): for the agent that takes over after a crash, and for
+# two agents and the CPU agent on one credit pool.
 ok "set-up: domain, namespaces, rxe devices" \
 	'sed -e "s/\"device\": 0/\"device\": $dev/" \
-	     -e "s/^\( *\){ \"name\": \"agent\", \"type\": \"dir\" },/&\n\1{ \"name\": \"agent2\", \"type\": \"dir\" },\n\1{ \"name\": \"agent3\", \"type\": \"dir\" },/" \
-	     -e "s/^\( *\){ \"name\": \"agent\", \"type\": \"dir\", \"cq_depth\": 8, \"links\": \[ \"agent\" \] },/&\n\1{ \"name\": \"agent2\", \"type\": \"dir\", \"cq_depth\": 8, \"links\": [ \"agent2\" ] },\n\1{ \"name\": \"agent3\", \"type\": \"dir\", \"cq_depth\": 8, \"links\": [ \"agent3\" ] },/" \
+	     -e "s/^\( *\){ \"name\": \"agent\", \"type\": \"dir\", \"cq_depth\": 8 },/&\n\1{ \"name\": \"agent2\", \"type\": \"dir\", \"cq_depth\": 8 },\n\1{ \"name\": \"agent3\", \"type\": \"dir\", \"cq_depth\": 8 },/" \
 	     "$bin/accdirect.json" >"$log/spec.json" &&
 	 grep -q "\"agent3\"" "$log/spec.json" &&
 	 "$ctl" apply "$log/spec.json" && net_up'
