@@ -71,16 +71,21 @@ MODULE_PARM_DESC(fence_wait_ms,
  * struct dlb2_dmabuf - the exporter's side of one dma-buf
  * @dmabuf: the dma-buf
  * @p2p: its pin on the port; set once, before the descriptor exists
+ * @va: the window's kernel mapping, taken with the pin; valid until the
+ *	pin's revoke callback returns (dlb2_p2p_cpu_addr())
  * @revoked: the port went away (under the reservation lock)
  * @attaches: the attachments that passed dlb2_dmabuf_attach() and are
  *	      not detached (struct dlb2_dmabuf_attach, under the
  *	      reservation lock)
+ * @vmaps: kernel mappings handed out (vmap) and not given back (vunmap)
  */
 struct dlb2_dmabuf {
 	struct dma_buf *dmabuf;
 	struct dlb2_p2p *p2p;
+	void __iomem *va;
 	bool revoked;
 	struct list_head attaches;
+	atomic_t vmaps;
 };
 
 /**
@@ -212,29 +217,40 @@ static int dlb2_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 /*
  * A kernel mapping of the window, for importers whose DMA is done by the
  * CPU (software RDMA such as rxe).  It is device memory: 8-byte or wider
- * stores only.  Like a DMA mapping it may be used until move_notify, which
- * the importer gets because it attached before it mapped; a kernel user
- * that vmaps without a dynamic attachment would not hear of a revocation:
- * the mapping is not tied to an attachment (not solved yet).  Called with the
+ * stores only.  vmap has no attachment argument, so the mapping is tied to
+ * the attachments as a whole: it is handed out only while the buffer has
+ * one (a dynamic importer, which hears of the revocation), and each
+ * importer gives its mappings back in move_notify, as it stops its DMA
+ * there; the revocation checks that none is left (dlb2_dmabuf_revoke()).
+ *
+ * It never fails for an importer that was not told of a revocation: the
+ * pin may be revoked already (the port died) while its callback has not
+ * reached this buffer yet; the window stays mapped until that callback
+ * returns, and the callback tells every attachment, under the lock held
+ * here.  A failed vmap is a WARN in the dma-buf core.  Called with the
  * dma-buf's lock (6.1) or its reservation lock (6.2 and later) held.
  */
 static int dlb2_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct dlb2_dmabuf *d = dmabuf->priv;
-	void __iomem *va;
 
+	/* Told already: an importer that maps after move_notify is buggy. */
 	if (READ_ONCE(d->revoked))
 		return -ENODEV;
-	va = dlb2_p2p_cpu_addr(d->p2p);
-	if (!va)
-		return -ENODEV;
-	iosys_map_set_vaddr_iomem(map, va);
+	/* No attachment to revoke the mapping through. */
+	if (list_empty(&d->attaches))
+		return -EINVAL;
+	atomic_inc(&d->vmaps);
+	iosys_map_set_vaddr_iomem(map, d->va);
 	return 0;
 }
 
 static void dlb2_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
-	/* The mapping is the device's BAR mapping: nothing to undo. */
+	struct dlb2_dmabuf *d = dmabuf->priv;
+
+	/* The mapping is the device's BAR mapping: only counted. */
+	atomic_dec(&d->vmaps);
 }
 
 static const struct dma_buf_ops dlb2_dmabuf_ops = {
@@ -285,12 +301,19 @@ static void dlb2_dmabuf_revoke(void *priv)
 	unsigned int ms = READ_ONCE(fence_wait_ms);
 	struct dlb2_dmabuf *d = priv;
 	bool timed_out;
+	int vmaps;
 
 	dma_resv_lock(d->dmabuf->resv, NULL);
 	WRITE_ONCE(d->revoked, true);
 	dlb2_dma_buf_invalidate_mappings(d->dmabuf);
 	notify_unlisted(d);
+	vmaps = atomic_read(&d->vmaps);
 	dma_resv_unlock(d->dmabuf->resv);
+	/* Nothing more can be done: the importer writes on after this. */
+	if (vmaps)
+		pr_err("dlb2: dma-buf (inode %llu): %d kernel mappings not given back at move_notify\n",
+		       (unsigned long long)file_inode(d->dmabuf->file)->i_ino,
+		       vmaps);
 	timed_out = dma_resv_wait_timeout(d->dmabuf->resv,
 					  DMA_RESV_USAGE_BOOKKEEP, false,
 					  msecs_to_jiffies(ms)) <= 0;
@@ -343,6 +366,8 @@ int dlb2_dmabuf_export(struct dlb2_port *port, int flags)
 		return PTR_ERR(p2p);
 	}
 	d->p2p = p2p;
+	/* NULL if revoked already: then nothing can attach, nor vmap. */
+	d->va = dlb2_p2p_cpu_addr(p2p);
 	fd = dma_buf_fd(d->dmabuf, flags);
 	if (fd < 0)
 		dma_buf_put(d->dmabuf);

@@ -1060,6 +1060,72 @@ TEST_F(p2p, revoke_fence_wait_is_bounded)
 	close(buf);
 }
 
+/*
+ * An importer that writes with the CPU (rxe) takes the dma-buf's kernel
+ * mapping (vmap).  When the port dies its pins are all marked revoked
+ * first, then their callbacks run one at a time; while the first waits
+ * for its importer's fence, the second buffer's importer has not been
+ * told yet and may still vmap: that must work (the dma-buf core warns
+ * when an exporter's vmap fails), and the callback, when it comes, tells
+ * that importer too.  Before, the HCWs through the mapping come out.
+ */
+TEST_F(p2p, dmabuf_vmap_while_a_revocation_runs)
+{
+	struct disabler dis = { .dom = self->dom };
+	struct dlb2_edu_dmabuf d1 = { 0 }, d2 = { 0 };
+	struct dlb2_edu_dma tmp;
+	int buf1, buf2, edu2;
+	uint64_t data;
+	unsigned int i;
+	pthread_t t;
+
+	if (!self->version)
+		return;
+	buf1 = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	buf2 = ioctl(self->pfd, DLB2_IOC_EXPORT_DMABUF, O_CLOEXEC);
+	ASSERT_LE(0, buf1);
+	ASSERT_LE(0, buf2);
+	edu2 = open("/dev/dlb2_edu", O_RDWR);
+	ASSERT_LE(0, edu2);
+	d1.fd = buf1;
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_ATTACH, &d1));
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_FENCE));
+	d2.fd = buf2;
+	ASSERT_EQ(0, ioctl(edu2, DLB2_EDU_DMABUF_ATTACH, &d2));
+	hcws(&tmp, self->cinfo.dir_queue_id, 500);
+	d2.len = tmp.len;
+	memcpy(d2.data, tmp.data, sizeof(d2.data));
+	ASSERT_EQ(0, ioctl(edu2, DLB2_EDU_DMABUF_VMAP, &d2)) {
+		TH_LOG("write through the kernel mapping: %s", strerror(errno));
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(1, next_qe(self, &data, 2000));
+		EXPECT_EQ(500 + i, data);
+	}
+	ASSERT_EQ(0, pthread_create(&t, NULL, disable_domain, &dis));
+	/* buf1's callback told its importer, and now waits for the fence. */
+	EXPECT_TRUE(dlb2_poll_until(!ioctl(self->edu, DLB2_EDU_DMABUF_STATE, &d1) &&
+				    d1.moves, 5000)) {
+		TH_LOG("the first importer was not told within 5 s");
+	}
+	d2.len = 0;
+	EXPECT_EQ(0, ioctl(edu2, DLB2_EDU_DMABUF_VMAP, &d2)) {
+		TH_LOG("vmap of a buffer whose pin is revoked, its importer not told yet: %s",
+		       strerror(errno));
+	}
+	EXPECT_EQ(0, d2.moves);		/* it was in that window */
+	ASSERT_EQ(0, ioctl(self->edu, DLB2_EDU_DMABUF_SIGNAL));
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, dis.ret);
+	ASSERT_EQ(0, ioctl(edu2, DLB2_EDU_DMABUF_STATE, &d2));
+	EXPECT_EQ(1, d2.moves);
+	EXPECT_EQ(-1, ioctl(edu2, DLB2_EDU_DMABUF_VMAP, &d2));
+	EXPECT_EQ(ENODEV, errno);
+	close(edu2);
+	close(buf1);
+	close(buf2);
+}
+
 /* What configure_meanwhile() saw and did, and whether it finished. */
 struct meanwhile {
 	const char *pci;

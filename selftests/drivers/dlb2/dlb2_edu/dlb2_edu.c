@@ -287,6 +287,40 @@ static long dmabuf_dma(struct dlb2_edu_file *f, struct dlb2_edu_dmabuf *d)
 	return ret;
 }
 
+/*
+ * Write through the exporter's kernel mapping, as rxe does: vmap, len
+ * bytes (0: the mapping only), vunmap; under the reservation lock, as
+ * move_notify is.  Once told of a revocation the importer maps nothing
+ * more (dma_buf_vmap() warns when the exporter refuses).
+ */
+static long dmabuf_vmap_write(struct dlb2_edu_file *f, struct dlb2_edu_dmabuf *d)
+{
+	struct iosys_map map;
+	long ret;
+
+	if (!f->attach)
+		return -ENOENT;
+	if (d->len > sizeof(d->data) || d->len % 16)
+		return -EINVAL;
+	dma_resv_lock(f->dmabuf->resv, NULL);
+	if (f->moves) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = dma_buf_vmap(f->dmabuf, &map);
+	if (ret)
+		goto out;
+	if (map.is_iomem)
+		__iowrite64_copy(map.vaddr_iomem, d->data, d->len / sizeof(u64));
+	else
+		ret = -EOPNOTSUPP;
+	dma_buf_vunmap(f->dmabuf, &map);
+out:
+	d->moves = f->moves;
+	dma_resv_unlock(f->dmabuf->resv);
+	return ret;
+}
+
 static const char *edu_fence_name(struct dma_fence *fence)
 {
 	return "dlb2_edu";
@@ -361,6 +395,9 @@ static long dmabuf_ioctl(struct dlb2_edu_file *f, unsigned int cmd,
 		return dmabuf_attach(f, d.fd);
 	case DLB2_EDU_DMABUF_DMA:
 		ret = dmabuf_dma(f, &d);
+		break;
+	case DLB2_EDU_DMABUF_VMAP:
+		ret = dmabuf_vmap_write(f, &d);
 		break;
 	default:	/* DLB2_EDU_DMABUF_STATE */
 		if (!f->attach)
@@ -513,6 +550,7 @@ static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 	case DLB2_EDU_DMABUF_ATTACH:
 	case DLB2_EDU_DMABUF_DMA:
 	case DLB2_EDU_DMABUF_STATE:
+	case DLB2_EDU_DMABUF_VMAP:
 		return dmabuf_ioctl(f, cmd, uarg);
 	case DLB2_EDU_DMABUF_PIN:
 		return f->attach ? dmabuf_try_pin(f) : -ENOENT;

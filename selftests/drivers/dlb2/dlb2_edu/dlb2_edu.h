@@ -173,5 +173,11 @@ struct dlb2_edu_aer {
  * (e.g. a removal), so that the test can bind the driver again.
  */
 #define DLB2_EDU_AER		_IOWR(DLB2_EDU_MAGIC, 13, struct dlb2_edu_aer)
+/*
+ * Write len bytes of data (0 to 64, a multiple of 16; 0: none) through the
+ * attached dma-buf's kernel mapping (dma_buf_vmap(), then vunmap), as rxe
+ * does; -ENODEV once told of a revocation (moves), without asking.
+ */
+#define DLB2_EDU_DMABUF_VMAP	_IOWR(DLB2_EDU_MAGIC, 14, struct dlb2_edu_dmabuf)
 
 #endif /* DLB2_EDU_H */
