@@ -7,7 +7,8 @@
  * reset or an unbind, recovery of a port whose consumer was killed, a CQ ring
  * that cannot be pinned past its file, isolation between two domains, and
  * the device's state through an AER recovery that succeeds and one that
- * fails (steps driven by the dlb2_edu test module).
+ * fails, and through a system sleep (steps driven by the dlb2_edu test
+ * module).
  *
  * Needs a DLB device and dlb2.ko loaded; skips without a device.
  */
@@ -523,6 +524,87 @@ TEST_F(port, aer_recovery_revokes_and_recovers)
 	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x78);
 	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
 	EXPECT_EQ(0x78, e.data);
+	unmap_port(&dp);
+}
+
+/*
+ * Half @step of a system sleep of the DLB (dlb2_edu's DLB2_EDU_PM: the PCI
+ * core's callbacks as a suspend to RAM calls them, a function reset
+ * standing in for the power lost); what the driver's callback returned,
+ * or -errno.
+ */
+static int pm_step(int edu, const char *bdf, unsigned int step)
+{
+	struct dlb2_edu_aer a = { .step = step };
+	unsigned int dom, bus, dev, fn;
+
+	if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return -EINVAL;
+	a.domain = dom;
+	a.bus = bus;
+	a.devfn = dev << 3 | fn;
+	if (ioctl(edu, DLB2_EDU_PM, &a))
+		return -errno;
+	return a.result;
+}
+
+/*
+ * System sleep (Documentation/ABI/testing/sysfs-driver-dlb2, "state"): a
+ * suspend is refused (EBUSY) while a domain is enabled, and the domain
+ * goes on working; with none enabled the device reads "resetting" until
+ * resume (enable: EBUSY), and after the power it lost it is initialised
+ * again: the domain is enabled again and carries QEs as before.
+ */
+TEST_F(port, system_sleep_refused_while_enabled_then_resumes)
+{
+	struct dlb2_cq_entry e;
+	struct pollfd pfd;
+	char state[32];
+	struct maps dp;
+	int edu;
+
+	if (!self->version)
+		return;
+	edu = open_edu();
+	if (edu < 0)
+		SKIP(return, "/dev/dlb2_edu: %s (dlb2_edu.ko not loaded)",
+		     strerror(errno));
+	ASSERT_EQ(-EBUSY, pm_step(edu, self->bdf, DLB2_EDU_PM_SUSPEND));
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("ready", state);
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x79);
+	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
+	EXPECT_EQ(0x79, e.data);
+	unmap_port(&dp);
+
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "0"));
+	ASSERT_EQ(0, pm_step(edu, self->bdf, DLB2_EDU_PM_SUSPEND));
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("resetting", state);
+	EXPECT_EQ(-EBUSY, write_attr(self->dom, "enable", "1"));
+	ASSERT_EQ(0, pm_step(edu, self->bdf, DLB2_EDU_PM_RESUME));
+	close(edu);
+	ASSERT_EQ(0, read_attr(self->pci, "state", state, sizeof(state)));
+	EXPECT_STREQ("ready", state);
+	ASSERT_EQ(0, write_attr(self->dom, "enable", "1"));
+	/*
+	 * As initialised at probe: CQ entries one per line (the second QE
+	 * where the driver reads it) and the CQ interrupt delivered.
+	 */
+	ASSERT_EQ(0, map_port(self->node_dp, &dp));
+	pfd = (struct pollfd){ .fd = dp.fd, .events = POLLIN };
+	hcw(&dp, DLB2_CMD_ARM, 0, 0, 0, 0);
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x7a);
+	hcw(&dp, DLB2_CMD_NEW, dp.info.dir_queue_id,
+	    DLB2_SCHED(DLB2_SCHED_DIRECTED, 0), 0, 0x7b);
+	EXPECT_EQ(1, poll(&pfd, 1, 2000));
+	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
+	EXPECT_EQ(0x7a, e.data);
+	ASSERT_EQ(1, cq_wait(&dp, 1, &e));
+	EXPECT_EQ(0x7b, e.data);
 	unmap_port(&dp);
 }
 

@@ -473,6 +473,51 @@ static long do_aer(struct dlb2_edu_aer __user *uarg)
 	return ret;
 }
 
+/* DLB2_EDU_PM: half of a system sleep of another function (dlb2_edu.h). */
+static long do_pm(struct dlb2_edu_aer __user *uarg)
+{
+	const struct dev_pm_ops *pm;
+	struct dlb2_edu_aer a;
+	struct pci_dev *pdev;
+	long ret = 0;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	pdev = pci_get_domain_bus_and_slot(a.domain, a.bus, a.devfn);
+	if (!pdev)
+		return -ENODEV;
+	device_lock(&pdev->dev);
+	pm = pdev->driver ? pdev->driver->driver.pm : NULL;
+	switch (a.step) {
+	case DLB2_EDU_PM_SUSPEND:
+		if (!pm || !pm->suspend) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		a.result = pm->suspend(&pdev->dev);
+		if (a.result)
+			break;
+		pci_save_state(pdev);
+		ret = __pci_reset_function_locked(pdev);
+		break;
+	case DLB2_EDU_PM_RESUME:
+		if (!pm || !pm->resume) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		pci_restore_state(pdev);
+		a.result = pm->resume(&pdev->dev);
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	device_unlock(&pdev->dev);
+	pci_dev_put(pdev);
+	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
+		ret = -EFAULT;
+	return ret;
+}
+
 static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -489,6 +534,8 @@ static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
 		return do_map(uarg);
 	case DLB2_EDU_AER:
 		return do_aer(uarg);
+	case DLB2_EDU_PM:
+		return do_pm(uarg);
 	case DLB2_EDU_PIN:
 		if (f->pin)
 			return -EBUSY;

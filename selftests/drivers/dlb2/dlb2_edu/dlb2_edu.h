@@ -106,14 +106,20 @@ struct dlb2_edu_map {
 #define DLB2_EDU_AER_SLOT_RESET	1	/* function reset, slot_reset(), resume() */
 #define DLB2_EDU_AER_NORMAL	2	/* error_state back to io_normal only */
 
+/* struct dlb2_edu_aer.step for DLB2_EDU_PM */
+#define DLB2_EDU_PM_SUSPEND	0	/* pm->suspend(); if 0, the power lost */
+#define DLB2_EDU_PM_RESUME	1	/* config space restored, pm->resume() */
+
 /**
  * struct dlb2_edu_aer - one step of an AER recovery of another PCI function
+ * (DLB2_EDU_AER) or of its system sleep (DLB2_EDU_PM)
  * @domain: its PCI segment
  * @bus: its bus
  * @devfn: its device and function
  * @step: DLB2_EDU_AER_*
  * @result: out: the pci_ers_result_t its driver answered: 3 NEED_RESET,
- *	    4 DISCONNECT, 5 RECOVERED (1, NONE, for NORMAL)
+ *	    4 DISCONNECT, 5 RECOVERED (1, NONE, for NORMAL); for DLB2_EDU_PM,
+ *	    what its suspend or resume callback returned
  */
 struct dlb2_edu_aer {
 	__u32 domain;
@@ -179,5 +185,15 @@ struct dlb2_edu_aer {
  * does; -ENODEV once told of a revocation (moves), without asking.
  */
 #define DLB2_EDU_DMABUF_VMAP	_IOWR(DLB2_EDU_MAGIC, 14, struct dlb2_edu_dmabuf)
+/*
+ * One half of a system sleep (S3) of the function @a names, as the PCI
+ * core takes it for a driver with dev_pm_ops, under the device lock.
+ * SUSPEND: pm->suspend() (pci_pm_suspend()); when it returns 0, the config
+ * space saved (pci_pm_suspend_noirq()) and the device's loss of power
+ * stood in for by a function reset.  RESUME: the config space restored
+ * (pci_pm_resume_noirq()), then pm->resume() (pci_pm_resume()).  Nothing
+ * else of the system sleeps.
+ */
+#define DLB2_EDU_PM		_IOWR(DLB2_EDU_MAGIC, 15, struct dlb2_edu_aer)
 
 #endif /* DLB2_EDU_H */
