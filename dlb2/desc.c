@@ -4,6 +4,7 @@
  * resources it needs.  No hardware access: unit-tested with KUnit
  * (desc_test.c).
  */
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
@@ -100,6 +101,7 @@ int dlb2_domain_check(const struct dlb2_domain_desc *desc, bool is_v2_5,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_domain_check);
 
 /**
  * dlb2_domain_req() - the resources a domain description needs
@@ -139,3 +141,4 @@ void dlb2_domain_req(const struct dlb2_domain_desc *desc, bool is_v2_5,
 		req->hist_list_entries += dlb2_port_hist_list(p);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_domain_req);

@@ -3,6 +3,7 @@
  * Intel DLB 2.0 / 2.5: the allocator of the device's resource pools.
  * See resource.h; resource counts from the hardware facts, section 2.
  */
+#include <kunit/visibility.h>
 #include <linux/errno.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -31,6 +32,7 @@ void dlb2_resources_init(struct dlb2_resources *r, bool is_v2_5)
 	bitmap_fill(r->dir_ports, r->num_dir_ports);
 	bitmap_fill(r->hist_list, DLB2_HIST_LIST_ENTRIES);
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_resources_init);
 
 /* Move the n lowest set bits of @from, within [start, end), to @to. */
 static void take_bits(unsigned long *from, unsigned long *to,
@@ -144,6 +146,7 @@ int dlb2_domain_alloc(struct dlb2_resources *r,
 	r->atomic_inflights -= req->atomic_inflights;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_domain_alloc);
 
 /**
  * dlb2_domain_free() - give everything of a domain back
@@ -162,6 +165,7 @@ void dlb2_domain_free(struct dlb2_resources *r, struct dlb2_domain_res *d)
 	r->dir_credits += d->req.dir_credits;
 	r->atomic_inflights += d->req.atomic_inflights;
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_domain_free);
 
 /**
  * dlb2_sn_slot_alloc() - a sequence-number slot for an ordered queue
@@ -203,6 +207,7 @@ int dlb2_sn_slot_alloc(struct dlb2_resources *r, unsigned int sns,
 	set_bit(*slot, &r->sn_slots[g]);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_sn_slot_alloc);
 
 /**
  * dlb2_sn_slot_free() - give a sequence-number slot back
@@ -215,6 +220,7 @@ void dlb2_sn_slot_free(struct dlb2_resources *r, unsigned int group,
 {
 	clear_bit(slot, &r->sn_slots[group]);
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_sn_slot_free);
 
 /**
  * dlb2_domain_lacks() - which resource a failed dlb2_domain_alloc() lacked
@@ -255,6 +261,7 @@ const char *dlb2_domain_lacks(const struct dlb2_resources *r,
 		return "contiguous history-list entries";
 	return "nothing";
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_domain_lacks);
 
 /**
  * dlb2_hist_list_max_free() - the longest free history-list range
@@ -270,3 +277,4 @@ unsigned int dlb2_hist_list_max_free(const struct dlb2_resources *r)
 		best = max(best, end - start);
 	return best;
 }
+EXPORT_SYMBOL_IF_KUNIT(dlb2_hist_list_max_free);

@@ -7,6 +7,7 @@
 #include <linux/module.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "resource.h"
 
 static void dlb2_res_test_init(struct kunit *test)
@@ -200,3 +201,4 @@ kunit_test_suite(dlb2_res_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the Intel DLB 2.0/2.5 resource allocator and domain checks");
 MODULE_LICENSE("GPL");
+DLB2_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
