@@ -44,6 +44,26 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The first bad payloads, logged: what the QE and the payload say. */
+static int bad_payload(const struct accd_request *r, uint64_t seq,
+		       const char *what)
+{
+	static unsigned int logged;
+	const volatile uint64_t *w = r->payload;
+	uint64_t later = seq;
+	double t0 = now(), t = t0;
+
+	if (__atomic_fetch_add(&logged, 1, __ATOMIC_RELAXED) >= 8)
+		return -EBADMSG;
+	while (later == seq && (t = now()) - t0 < 0.01)
+		later = (w[0] ^ accd_payload_word(0, 0)) >> 16;
+	fprintf(stderr, "accdirect-server: bad %s: client %u slot %u, QE size %u, payload of request %llu (size %u), worker %u; after %.0f us: request %llu\n",
+		what, r->client, r->slot, r->size,
+		(unsigned long long)seq, accd_payload_size(seq, slot_size),
+		r->worker, (t - t0) * 1e6, (unsigned long long)later);
+	return -EBADMSG;
+}
+
 /* Is the payload the one its first word names?  Answer its seq. */
 static int check_payload(void *arg, const struct accd_request *r,
 			 uint64_t *value)
@@ -55,10 +75,10 @@ static int check_payload(void *arg, const struct accd_request *r,
 	(void)arg;
 	seq = (w[0] ^ accd_payload_word(0, 0)) >> 16;
 	if (r->size != accd_payload_size(seq, slot_size))
-		return -EBADMSG;
+		return bad_payload(r, seq, "size");
 	for (i = 0; i < r->size / 8; i++)
 		if (w[i] != accd_payload_word(seq, i))
-			return -EBADMSG;
+			return bad_payload(r, seq, "bytes");
 	*value = seq;
 	return 0;
 }

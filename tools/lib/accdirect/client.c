@@ -220,9 +220,18 @@ void *accd_client_next(struct accd_client *c, uint64_t *req)
 	return c->bufs + (size_t)(c->cur % c->po.nr_slots) * c->po.slot_size;
 }
 
-/* Payload writes completed: the requests up to the last one's landed. */
+/*
+ * Payload writes completed: the requests up to the last one's landed.
+ * Read sq_last only when a completion moved the queue on: then fewer than
+ * SQ_DEPTH writes are outstanding and the last completed one's entry is
+ * still its own.  In a full queue that entry is the newest posted write's
+ * (the index SQ_DEPTH later), whose payloads may not have landed: reading
+ * it then let metadata overtake its payload (the server answered EBADMSG,
+ * about 1 run in 4 of 20,000 requests at 20,000/s through the CPU agent).
+ */
 static int reap_payloads(struct accd_client *c)
 {
+	uint64_t before = c->psq.completed;
 	int n;
 
 	do {
@@ -230,7 +239,7 @@ static int reap_payloads(struct accd_client *c)
 		if (n < 0)
 			return n;
 	} while (n == ACCD_REAP);
-	if (c->psq.completed)
+	if (c->psq.completed != before)
 		c->landed = c->sq_last[(c->psq.completed - 1) % SQ_DEPTH] + 1;
 	return 0;
 }
