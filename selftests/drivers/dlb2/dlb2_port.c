@@ -461,11 +461,14 @@ TEST_F(port, function_reset_revokes_and_recovers)
 #define ERS_RECOVERED	5
 
 /*
- * Step @step of an AER recovery of the DLB (dlb2_edu's DLB2_EDU_AER, the
- * PCI core's callbacks as pcie_do_recovery() calls them); the driver's
- * answer, or -errno.
+ * Step @step of an AER recovery (@cmd DLB2_EDU_AER: the PCI core's
+ * callbacks as pcie_do_recovery() calls them) or of a system sleep
+ * (DLB2_EDU_PM: as a suspend to RAM calls them, a function reset standing
+ * in for the power lost) of the DLB, through dlb2_edu; the driver's answer,
+ * or -errno.
  */
-static int aer_step(int edu, const char *bdf, unsigned int step)
+static int dev_step(int edu, const char *bdf, unsigned long cmd,
+		    unsigned int step)
 {
 	struct dlb2_edu_aer a = { .step = step };
 	unsigned int dom, bus, dev, fn;
@@ -475,10 +478,13 @@ static int aer_step(int edu, const char *bdf, unsigned int step)
 	a.domain = dom;
 	a.bus = bus;
 	a.devfn = dev << 3 | fn;
-	if (ioctl(edu, DLB2_EDU_AER, &a))
+	if (ioctl(edu, cmd, &a))
 		return -errno;
 	return a.result;
 }
+
+#define aer_step(edu, bdf, step)	dev_step(edu, bdf, DLB2_EDU_AER, step)
+#define pm_step(edu, bdf, step)		dev_step(edu, bdf, DLB2_EDU_PM, step)
 
 static int open_edu(void)
 {
@@ -525,27 +531,6 @@ TEST_F(port, aer_recovery_revokes_and_recovers)
 	ASSERT_EQ(1, cq_wait(&dp, 0, &e));
 	EXPECT_EQ(0x78, e.data);
 	unmap_port(&dp);
-}
-
-/*
- * Half @step of a system sleep of the DLB (dlb2_edu's DLB2_EDU_PM: the PCI
- * core's callbacks as a suspend to RAM calls them, a function reset
- * standing in for the power lost); what the driver's callback returned,
- * or -errno.
- */
-static int pm_step(int edu, const char *bdf, unsigned int step)
-{
-	struct dlb2_edu_aer a = { .step = step };
-	unsigned int dom, bus, dev, fn;
-
-	if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
-		return -EINVAL;
-	a.domain = dom;
-	a.bus = bus;
-	a.devfn = dev << 3 | fn;
-	if (ioctl(edu, DLB2_EDU_PM, &a))
-		return -errno;
-	return a.result;
 }
 
 /*

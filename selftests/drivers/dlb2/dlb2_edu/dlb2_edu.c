@@ -413,6 +413,35 @@ static long dmabuf_ioctl(struct dlb2_edu_file *f, unsigned int cmd,
 }
 
 /*
+ * The function a DLB2_EDU_AER or DLB2_EDU_PM step names (@a, copied from
+ * @uarg), its device lock taken; an ERR_PTR when there is none.
+ */
+static struct pci_dev *step_begin(struct dlb2_edu_aer __user *uarg,
+				  struct dlb2_edu_aer *a)
+{
+	struct pci_dev *pdev;
+
+	if (copy_from_user(a, uarg, sizeof(*a)))
+		return ERR_PTR(-EFAULT);
+	pdev = pci_get_domain_bus_and_slot(a->domain, a->bus, a->devfn);
+	if (!pdev)
+		return ERR_PTR(-ENODEV);
+	device_lock(&pdev->dev);
+	return pdev;
+}
+
+/* Undo step_begin(); @a back to user space when the step ran (@ret 0). */
+static long step_end(struct pci_dev *pdev, struct dlb2_edu_aer __user *uarg,
+		     const struct dlb2_edu_aer *a, long ret)
+{
+	device_unlock(&pdev->dev);
+	pci_dev_put(pdev);
+	if (!ret && copy_to_user(uarg, a, sizeof(*a)))
+		ret = -EFAULT;
+	return ret;
+}
+
+/*
  * One step of an AER recovery of the function @a names, as pcie_do_recovery()
  * and its report_*() helpers take it: under the function's device lock, the
  * error state set, then the callback of the driver bound to it.  The link
@@ -428,12 +457,9 @@ static long do_aer(struct dlb2_edu_aer __user *uarg)
 	struct pci_dev *pdev;
 	long ret = 0;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	pdev = pci_get_domain_bus_and_slot(a.domain, a.bus, a.devfn);
-	if (!pdev)
-		return -ENODEV;
-	device_lock(&pdev->dev);
+	pdev = step_begin(uarg, &a);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
 	eh = pdev->driver ? pdev->driver->err_handler : NULL;
 	switch (a.step) {
 	case DLB2_EDU_AER_FROZEN:
@@ -465,12 +491,8 @@ static long do_aer(struct dlb2_edu_aer __user *uarg)
 	default:
 		ret = -EINVAL;
 	}
-	device_unlock(&pdev->dev);
-	pci_dev_put(pdev);
 	a.result = (__force s32)r;
-	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
-		ret = -EFAULT;
-	return ret;
+	return step_end(pdev, uarg, &a, ret);
 }
 
 /* DLB2_EDU_PM: half of a system sleep of another function (dlb2_edu.h). */
@@ -481,12 +503,9 @@ static long do_pm(struct dlb2_edu_aer __user *uarg)
 	struct pci_dev *pdev;
 	long ret = 0;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	pdev = pci_get_domain_bus_and_slot(a.domain, a.bus, a.devfn);
-	if (!pdev)
-		return -ENODEV;
-	device_lock(&pdev->dev);
+	pdev = step_begin(uarg, &a);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
 	pm = pdev->driver ? pdev->driver->driver.pm : NULL;
 	switch (a.step) {
 	case DLB2_EDU_PM_SUSPEND:
@@ -511,11 +530,7 @@ static long do_pm(struct dlb2_edu_aer __user *uarg)
 	default:
 		ret = -EINVAL;
 	}
-	device_unlock(&pdev->dev);
-	pci_dev_put(pdev);
-	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
-		ret = -EFAULT;
-	return ret;
+	return step_end(pdev, uarg, &a, ret);
 }
 
 static long dlb2_edu_ioctl(struct file *file, unsigned int cmd,
