@@ -222,12 +222,10 @@ void *accd_client_next(struct accd_client *c, uint64_t *req)
 
 /*
  * Payload writes completed: the requests up to the last one's landed.
- * Read sq_last only when a completion moved the queue on: then fewer than
- * SQ_DEPTH writes are outstanding and the last completed one's entry is
- * still its own.  In a full queue that entry is the newest posted write's
- * (the index SQ_DEPTH later), whose payloads may not have landed: reading
- * it then let metadata overtake its payload (the server answered EBADMSG,
- * about 1 run in 4 of 20,000 requests at 20,000/s through the CPU agent).
+ * sq_last is read only when a completion moved the queue on: then fewer
+ * than SQ_DEPTH writes are outstanding and the last completed one's entry
+ * is still its own.  In a full queue it is the newest posted write's (the
+ * index SQ_DEPTH later), whose payloads may not have landed yet.
  */
 static int reap_payloads(struct accd_client *c)
 {
