@@ -372,6 +372,16 @@ static inline bool accd_sq_idle(const struct accd_sq *q)
 {
 	return q->posted == q->completed;
 }
+/*
+ * What the completed work of @q stands for: @tags holds @q->depth values,
+ * tags[i % depth] given to work request i when it was posted.  Returns the
+ * tag of the newest completed request when @q->completed moved past
+ * @before (its value before the completions just retired), else @cur: with
+ * no progress the newest completed request's slot may already hold the tag
+ * of a request posted @q->depth later (a full queue), not yet complete.
+ */
+uint64_t accd_sq_done_tag(const struct accd_sq *q, const uint64_t *tags,
+			  uint64_t before, uint64_t cur);
 
 /**
  * struct accd_window - a client's requests in flight

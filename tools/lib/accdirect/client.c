@@ -46,7 +46,7 @@ struct accd_client {
 	struct ibv_sge *sge;
 	uint64_t *wr_last;		/* staged: each one's last request */
 	unsigned int nwr;		/* staged payload writes */
-	uint64_t sq_last[SQ_DEPTH];	/* posted: by work request index */
+	uint64_t sq_landed[SQ_DEPTH];	/* landed once that WR completes */
 	int err;
 	int agent_err;			/* the agent's connection failed */
 };
@@ -220,13 +220,7 @@ void *accd_client_next(struct accd_client *c, uint64_t *req)
 	return c->bufs + (size_t)(c->cur % c->po.nr_slots) * c->po.slot_size;
 }
 
-/*
- * Payload writes completed: the requests up to the last one's landed.
- * sq_last is read only when a completion moved the queue on: then fewer
- * than SQ_DEPTH writes are outstanding and the last completed one's entry
- * is still its own.  In a full queue it is the newest posted write's (the
- * index SQ_DEPTH later), whose payloads may not have landed yet.
- */
+/* Payload writes completed: the requests up to the last one's landed. */
 static int reap_payloads(struct accd_client *c)
 {
 	uint64_t before = c->psq.completed;
@@ -237,8 +231,7 @@ static int reap_payloads(struct accd_client *c)
 		if (n < 0)
 			return n;
 	} while (n == ACCD_REAP);
-	if (c->psq.completed != before)
-		c->landed = c->sq_last[(c->psq.completed - 1) % SQ_DEPTH] + 1;
+	c->landed = accd_sq_done_tag(&c->psq, c->sq_landed, before, c->landed);
 	return 0;
 }
 
@@ -259,7 +252,7 @@ static int flush_payloads(struct accd_client *c)
 	for (i = 0; i < n; i++) {
 		c->wr[i].next = i + 1 < n ? &c->wr[i + 1] : NULL;
 		c->wr[i].wr_id = c->psq.posted;
-		c->sq_last[c->psq.posted % SQ_DEPTH] = c->wr_last[i];
+		c->sq_landed[c->psq.posted % SQ_DEPTH] = c->wr_last[i] + 1;
 		if (accd_sq_post(&c->psq, i + 1 == n))
 			c->wr[i].send_flags |= IBV_SEND_SIGNALED;
 	}

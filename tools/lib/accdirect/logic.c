@@ -164,6 +164,14 @@ void accd_sq_complete(struct accd_sq *q, uint64_t id)
 		q->completed = id + 1;
 }
 
+uint64_t accd_sq_done_tag(const struct accd_sq *q, const uint64_t *tags,
+			  uint64_t before, uint64_t cur)
+{
+	if (q->completed == before)
+		return cur;
+	return tags[(q->completed - 1) % q->depth];
+}
+
 int accd_backoff_parse(const char *s, struct accd_backoff *b)
 {
 	unsigned int *f[3] = { &b->spin, &b->yield, &b->sleep_us };

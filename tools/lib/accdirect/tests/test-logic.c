@@ -509,6 +509,45 @@ static void t_sq_cadence(void)
 }
 
 /* Any full queue has a signalled request in flight: no deadlock. */
+/*
+ * The client's landed count: a full queue's newest completed slot belongs
+ * to a write posted a queue's depth later, whose payload has not landed.
+ */
+static void t_sq_done_tag(void)
+{
+	uint64_t tags[4], landed = 0, before;
+	struct accd_sq q;
+	unsigned int i;
+
+	accd_sq_init(&q, 4, 2);
+	for (i = 0; i < 4; i++) {
+		accd_sq_post(&q, false);
+		tags[accd_sq_wr_id(&q) % 4] = 10 * (i + 1);
+	}
+	CHECK_EQ(accd_sq_done_tag(&q, tags, q.completed, landed), 0);
+	before = q.completed;
+	accd_sq_complete(&q, 1);
+	landed = accd_sq_done_tag(&q, tags, before, landed);
+	CHECK_EQ(landed, 20);
+	/* two more fill the queue again, over the completed ones' slots */
+	for (i = 4; i < 6; i++) {
+		accd_sq_post(&q, false);
+		tags[accd_sq_wr_id(&q) % 4] = 10 * (i + 1);
+	}
+	CHECK_EQ(accd_sq_room(&q), 0);
+	/* no completion: the count stays, though slot 1 now says 60 */
+	CHECK_EQ(accd_sq_done_tag(&q, tags, q.completed, landed), 20);
+	before = q.completed;
+	accd_sq_complete(&q, 3);
+	landed = accd_sq_done_tag(&q, tags, before, landed);
+	CHECK_EQ(landed, 40);
+	before = q.completed;
+	accd_sq_complete(&q, 5);
+	landed = accd_sq_done_tag(&q, tags, before, landed);
+	CHECK_EQ(landed, 60);
+	CHECK(accd_sq_idle(&q));
+}
+
 static void t_sq_progress(void)
 {
 	unsigned int depth, every, i, bad = 0;
@@ -663,6 +702,7 @@ int main(void)
 	RUN(t_grant_crashes);
 	RUN(t_lease);
 	RUN(t_sq_cadence);
+	RUN(t_sq_done_tag);
 	RUN(t_sq_progress);
 	RUN(t_window);
 	RUN(t_window_random);
