@@ -136,7 +136,7 @@ class Flows(unittest.TestCase):
 
 class SamePath(unittest.TestCase):
     """Without flows dlb:K:sf is jbsq:K and dlb:K:rr is jbsq-rr:K, sample
-    path for sample path, though run by the other event loop."""
+    path for sample path."""
 
     def test_dlb_follows_jbsq(self):
         dist = d.bimodal(1.0, 5.0, 0.1)
@@ -147,9 +147,8 @@ class SamePath(unittest.TestCase):
                          (policies.JBSQRoundRobin(4), policies.DLB(4, "rr"))):
                 ra = engine.run(a, dist, 0.9 * 16 / dist.mean, cfg,
                                 nreq=20_000, seed=4)
-                # the DLB's event loop, though no DLB knob is set
-                rb = engine._run_dlb(b, dist, 0.9 * 16 / dist.mean, cfg,
-                                     20_000, 4, 0.1, None)
+                rb = engine.run(b, dist, 0.9 * 16 / dist.mean, cfg,
+                                nreq=20_000, seed=4)
                 self.assertTrue(np.array_equal(ra.latencies, rb.latencies),
                                 f"{a.name} {b.name} {rel} {delay}")
 
