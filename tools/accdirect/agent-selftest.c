@@ -638,6 +638,188 @@ static void t_enq_grant(void)
 	CHECK_EQ(F.bad, 0);
 }
 
+/* What the agent does between its rounds: reap, then the manager ahead. */
+static void round_end(void)
+{
+	CHECK(accd_enq_reap(&enq) >= 0);
+	CHECK_EQ(accd_enq_ahead(&enq), 0);
+}
+
+/*
+ * Credits ahead of need: a READ, then a compare-and-swap of the pool's
+ * share (what it holds / producers), each moved on when its completion is
+ * reaped; the enqueues spend the cache without waiting, and a new take
+ * begins when fewer than a quanta are left.
+ */
+static void t_enq_ahead(void)
+{
+	struct dlb2_hcw h[16];
+	uint64_t done = 0;
+
+	fake_reset(1000, 4, 8);
+	enq.producers = 4;
+	CHECK_EQ(accd_enq_ahead(&enq), 0);	/* the READ, posted */
+	CHECK_EQ(F.reads, 1);
+	CHECK_EQ(enq.take, ACCD_TAKE_READ);
+	CHECK_EQ(accd_enq_ahead(&enq), 0);	/* not reaped: nothing more */
+	CHECK_EQ(F.cas, 0);
+	round_end();				/* the CAS of 1000 / 4 */
+	CHECK_EQ(F.cas, 1);
+	CHECK_EQ(F.credit, 750);
+	CHECK_EQ(enq.credits.cache, 0);		/* won, not known yet */
+	round_end();
+	CHECK_EQ(enq.credits.cache, 250);
+	CHECK_EQ(enq.take, ACCD_TAKE_IDLE);
+	CHECK_EQ(F.reads, 1);			/* a quanta or more: no take */
+	while (done < 240) {
+		qes_of(h, done, 16);
+		CHECK_EQ(accd_enq_put(&enq, h, 16), 16);
+		done += 16;
+		round_end();
+	}
+	/*
+	 * 26 left after the 14th put: a READ; the 15th spent 16 of them
+	 * meanwhile, and the CAS of 750 / 4 followed: nothing waited.
+	 */
+	CHECK_EQ(enq.waits, 0);
+	CHECK_EQ(F.reads, 2);
+	CHECK_EQ(enq.take, ACCD_TAKE_CAS);
+	round_end();
+	CHECK_EQ(F.cas, 2);
+	CHECK_EQ(F.credit, 750 - 187);
+	CHECK_EQ(enq.credits.cache, 10 + 187);
+	CHECK_EQ(enq.ahead, 2);
+	CHECK_EQ(enq.reads, 2);
+	check_lines(0, 240);
+	CHECK(F.credit_before_qe);
+	CHECK_EQ(accd_enq_drain(&enq), 0);
+	CHECK_EQ(F.credit, 1000 - 240);
+	CHECK_EQ(F.bad, 0);
+	CHECK_EQ(F.overflow, 0);
+}
+
+/*
+ * Ahead of need on a short pool: what there is; an empty pool stops the
+ * takes ahead (an idle agent does not keep reading the word) until a take
+ * on demand wins again; a lost race is retried with the value returned.
+ */
+static void t_enq_ahead_dry(void)
+{
+	struct dlb2_hcw h[8];
+
+	fake_reset(10, 16, 8);
+	enq.producers = 1;
+	round_end();				/* READ */
+	round_end();				/* CAS of all 10 */
+	round_end();
+	CHECK_EQ(enq.credits.cache, 10);
+	CHECK_EQ(F.credit, 0);
+	qes_of(h, 0, 8);
+	CHECK_EQ(accd_enq_put(&enq, h, 8), 8);
+	round_end();				/* 2 cached: READ */
+	round_end();				/* it found 0: dry */
+	CHECK_EQ(F.reads, 2);
+	CHECK_EQ(enq.take, ACCD_TAKE_IDLE);
+	round_end();
+	round_end();
+	CHECK_EQ(F.reads, 2);			/* dry: no READ */
+	qes_of(h, 8, 4);
+	/* short: a take on demand (READ: 0), then the 2 cached */
+	CHECK_EQ(accd_enq_put(&enq, h, 4), 2);
+	CHECK_EQ(F.reads, 3);
+	CHECK_EQ(enq.waits, 1);
+	CHECK_EQ(accd_enq_put(&enq, h + 2, 2), 0);	/* none */
+	CHECK_EQ(F.reads, 4);
+	CHECK_EQ(enq.waits, 2);
+	F.credit += 5;				/* the workers give 5 back */
+	CHECK_EQ(accd_enq_put(&enq, h + 2, 2), 2);	/* on demand: won */
+	CHECK_EQ(enq.waits, 3);
+	CHECK_EQ(F.reads, 5);
+	CHECK_EQ(enq.credits.cache, 3);
+	round_end();				/* no longer dry: READ */
+	CHECK_EQ(F.reads, 6);
+	round_end();				/* found 0 */
+	CHECK_EQ(F.cas, 2);
+	check_lines(0, 12);
+	CHECK(F.credit_before_qe);
+
+	/* a lost race: the CAS retried with the value it returned */
+	fake_reset(100, 16, 8);
+	enq.producers = 1;
+	F.steal = 1;
+	round_end();				/* READ: 100 */
+	round_end();				/* CAS 100 -> 0: lost (99) */
+	round_end();				/* CAS 99 -> 0: won */
+	round_end();
+	CHECK_EQ(F.cas, 2);
+	CHECK_EQ(enq.cas_lost, 1);
+	CHECK_EQ(enq.credits.cache, 99);
+	CHECK_EQ(F.credit, 0);
+	CHECK_EQ(enq.ahead, 1);
+}
+
+/*
+ * The grant slot with the takes ahead of need (t_enq_grant's check at
+ * every work request the device executes): the compare-and-swaps complete
+ * while lines go out, and the agent ends with a take in flight.
+ */
+static void t_enq_ahead_grant(void)
+{
+	struct accd_reclaim r;
+	struct dlb2_hcw h[32];
+	uint64_t done = 0, back = 0;
+	int n;
+
+	fake_reset(64, 4, 8);
+	enq.grant_addr = (uintptr_t)&F.slot;
+	enq.grant_rkey = GRANT_RKEY;
+	enq.producers = 2;
+	F.steal = 3;
+	while (done < 1000) {
+		qes_of(h, done, 32);
+		n = accd_enq_put(&enq, h, 1000 - done < 32 ? 1000 - done : 32);
+		if (n < 0)
+			break;
+		done += n;
+		F.credit += F.qes - back;
+		back = F.qes;
+		round_end();
+	}
+	CHECK_EQ(done, 1000);
+	CHECK(enq.ahead > 0);
+	CHECK_EQ(F.too_many, 0);
+	CHECK_EQ(F.inexact, 0);
+	CHECK_EQ(F.cas_lost, 3);
+	CHECK_EQ(F.fenced, F.cas);
+	CHECK_EQ(F.slot.s.spent, 1000);
+	CHECK(F.credit_before_qe);
+	CHECK_EQ(F.overflow, 0);
+	/* a take ahead in flight, its CAS posted: the agent dies now */
+	while (enq.take != ACCD_TAKE_CAS && enq.credits.cache >= enq.credits.quanta) {
+		qes_of(h, done, 8);
+		done += accd_enq_put(&enq, h, 8);
+		F.credit += F.qes - back;
+		back = F.qes;
+		round_end();
+	}
+	if (enq.take == ACCD_TAKE_READ)
+		round_end();
+	CHECK_EQ(enq.take, ACCD_TAKE_CAS);
+	accd_grant_reclaim(&F.slot, &r);
+	CHECK_EQ(r.held, F.taken - F.qes - F.returned);
+	CHECK_EQ(r.doubt, 0);
+	/* or ends cleanly: the take's outcome folded, everything back */
+	CHECK_EQ(accd_enq_drain(&enq), 0);
+	CHECK_EQ(enq.take, ACCD_TAKE_IDLE);
+	accd_grant_reclaim(&F.slot, &r);
+	CHECK_EQ(r.held, 0);
+	CHECK_EQ(F.slot.s.folded, F.slot.s.begun);
+	CHECK_EQ(F.too_many, 0);
+	CHECK_EQ(F.inexact, 0);
+	CHECK_EQ(F.credit + 3, 64);
+	CHECK_EQ(F.bad, 0);
+}
+
 static void t_enq_errors(void)
 {
 	struct dlb2_hcw h[8];
@@ -692,6 +874,9 @@ int agent_self_test(void)
 		{ "a short pool: what there is, then waits", t_enq_few_credits },
 		{ "lost compare-and-swap races", t_enq_lost_race },
 		{ "the grant slot: never more than the agent holds, exact after each post", t_enq_grant },
+		{ "credits ahead of need: READ, then CAS of the pool's share, no wait", t_enq_ahead },
+		{ "ahead of need: a short pool, an empty one, a lost race", t_enq_ahead_dry },
+		{ "ahead of need with the grant slot: exact, a take in flight at the end", t_enq_ahead_grant },
 		{ "remote access errors", t_enq_errors },
 		{ "credit give and take (libdlb2_rdma)", t_rc_give },
 	};

@@ -30,6 +30,7 @@ static void usage(FILE *f, int status)
 	fprintf(f, "Usage: accdirect-agent -s SERVER_IP -a LISTEN_IP [-n COUNT] [-r RING_ENTRIES]\n"
 		   "                       [-c MAX_CLIENTS] [-q CREDIT_QUANTA] [-l LINES_PER_POST]\n"
 		   "                       [-S SEND_QUEUE_DEPTH] [-e SIGNAL_EVERY] [-B SPIN,YIELD,SLEEP_US]\n"
+		   "                       [-C ahead|on-demand]\n"
 		   "       accdirect-agent --self-test\n"
 		   "       accdirect-agent -h | --help\n"
 		   "       accdirect-agent --version\n");
@@ -74,7 +75,7 @@ int agent_parse(int argc, char **argv, struct agent_opts *o)
 				  .lines = 8, .depth = 128, .signal = 16 };
 	optind = 0;		/* a fresh scan, also for the self-test */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:a:n:r:c:q:l:S:e:B:h", longopts,
+	while ((c = getopt_long(argc, argv, "s:a:n:r:c:q:l:S:e:B:C:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's': o->server = optarg; break;
@@ -116,6 +117,11 @@ int agent_parse(int argc, char **argv, struct agent_opts *o)
 		case 'B':
 			if (accd_backoff_parse(optarg, &o->backoff))
 				return -EINVAL;
+			break;
+		case 'C':
+			if (strcmp(optarg, "ahead") && strcmp(optarg, "on-demand"))
+				return -EINVAL;
+			o->on_demand = !strcmp(optarg, "on-demand");
 			break;
 		case 'T': o->self_test = true; break;
 		/* as getopt programs do: what follows is not looked at */
@@ -172,7 +178,7 @@ int main(int argc, char **argv)
 		.max_clients = o.clients, .quanta = o.quanta,
 		.sq_depth = o.depth, .signal_every = o.signal,
 		.max_lines = o.lines, .backoff = o.backoff, .log = stdout,
-		.name = "accdirect-agent",
+		.name = "accdirect-agent", .credits_on_demand = o.on_demand,
 	}, &a);
 	if (ret == -EOPNOTSUPP) {
 		char why[1024];
@@ -188,8 +194,9 @@ int main(int argc, char **argv)
 			o.server, o.ip, strerror(-ret));
 		return 1;
 	}
-	printf("accdirect-agent: server %s (queue %u), listening on %s, rings of %u, credits %u at a time, %u lines per post, 1 in %u signalled\n",
-	       o.server, accd_agent_qid(a), o.ip, o.nr, o.quanta, o.lines,
+	printf("accdirect-agent: server %s (queue %u), listening on %s, rings of %u, credits %s, at least %u at a time, %u lines per post, 1 in %u signalled\n",
+	       o.server, accd_agent_qid(a), o.ip, o.nr,
+	       o.on_demand ? "on demand" : "ahead of need", o.quanta, o.lines,
 	       o.signal);
 	fflush(stdout);
 
@@ -211,6 +218,10 @@ int main(int argc, char **argv)
 	       (unsigned long)st.credit_takes, (unsigned long)st.cas_lost,
 	       (unsigned long)(st.credits_taken - st.enqueued),
 	       ret2 ? ": " : "", ret2 ? strerror(-ret2) : "", st.clients);
+	printf("accdirect-agent: credits %s: %lu READs of the pool, %lu takes begun ahead of need, %lu enqueues waited for credits\n",
+	       o.on_demand ? "on demand" : "ahead of need",
+	       (unsigned long)st.credit_reads, (unsigned long)st.credits_ahead,
+	       (unsigned long)st.credit_waits);
 	/* the SmartNIC's CPU (idle polling included) */
 	cpu = tv_diff(&r1.ru_utime, &r0.ru_utime) + tv_diff(&r1.ru_stime, &r0.ru_stime);
 	if (st.enqueued)

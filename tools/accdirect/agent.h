@@ -23,6 +23,7 @@ struct agent_opts {
 	uint32_t depth;			/* -S, writes in flight (128) */
 	uint32_t signal;		/* -e, writes per signalled one (16) */
 	struct accd_backoff backoff;	/* -B SPIN,YIELD,SLEEP_US */
+	bool on_demand;			/* -C on-demand (default: ahead) */
 	bool self_test;			/* --self-test */
 	bool help;			/* -h, --help */
 	bool version;			/* --version */

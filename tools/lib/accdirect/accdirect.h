@@ -41,7 +41,7 @@
 
 #define ACCD_SERVER_PORT	7480	/* the server, for agents and clients */
 #define ACCD_AGENT_PORT		7481	/* the agent, for clients */
-#define ACCD_VERSION		3	/* of the wire protocol (struct accd_hello) */
+#define ACCD_VERSION		4	/* of the wire protocol (struct accd_hello) */
 
 #define ACCD_MAX_QUEUES		8	/* load-balanced queues a server offers */
 #define ACCD_QES_PER_LINE	4	/* HCWs per 64-byte producer-port write */
@@ -72,6 +72,8 @@ struct accd_hello {
  *	      ms; one silent for @lease_ms is taken for dead (0: no lease)
  * @agent: the agent's index at the server
  * @nr_queues: entries of @qid and @sched
+ * @producers: producer ports sharing the credit word (agents and the CPU
+ *	       agent; at most 255): an agent takes a share of the pool
  * @qid: hardware id of each queue the server offers, by request queue index
  * @sched: DLB2_SCHED() type of each queue's QEs when a request asks for
  *	   ACCD_SCHED_QUEUE: the queue's configured type (accd_queue_sched())
@@ -86,7 +88,8 @@ struct accd_dlb_offer {
 	uint32_t lease_ms;
 	uint32_t agent;
 	uint8_t nr_queues;
-	uint8_t pad[3];
+	uint8_t producers;
+	uint8_t pad[2];
 	uint8_t qid[ACCD_MAX_QUEUES];
 	uint8_t sched[ACCD_MAX_QUEUES];
 };
@@ -306,6 +309,16 @@ struct accd_credits {
  */
 uint64_t accd_credits_portion(const struct accd_credits *c, uint64_t avail,
 			      uint64_t need);
+/*
+ * How many credits a take ahead of need asks for when the pool holds
+ * @avail and @producers (0 counts as 1) share it: a fair share of what is
+ * there, @avail / @producers, at least the quanta, at most @avail; 0 when
+ * the cache holds a quanta or more already.  Every producer's first take
+ * finds the pool full and takes its share of the whole, as the paper's
+ * artifact does (8192 / ports); later ones a share of what the others left.
+ */
+uint64_t accd_credits_ahead(const struct accd_credits *c, uint64_t avail,
+			    unsigned int producers);
 /* Taken @n (a compare-and-swap won). */
 void accd_credits_add(struct accd_credits *c, uint64_t n);
 /* Spend up to @n cached credits (one per QE): returns those spent. */
@@ -620,6 +633,9 @@ void accd_server_destroy(struct accd_server *s, double linger);
 
 /* =============================================================== agent */
 
+/* Where a take ahead of need is (struct accd_enq's @take). */
+enum accd_take_step { ACCD_TAKE_IDLE, ACCD_TAKE_READ, ACCD_TAKE_CAS };
+
 /**
  * struct accd_enq - the enqueue engine: QEs into a producer port by RDMA
  * WRITE on one RC queue pair, credits from the credit word by RDMA atomics
@@ -637,7 +653,21 @@ void accd_server_destroy(struct accd_server *s, double linger);
  * @grant_addr, @grant_rkey: the agent's grant slot at the server (0: none,
  *			     nothing recorded)
  * @grant: the state last written there (staged in the registration)
+ * @on_demand: take credits only when an enqueue needs them, waiting for
+ *	       the READ and the compare-and-swap (the manager before the
+ *	       one ahead of need); else see accd_enq_ahead()
+ * @producers: of the credit word (struct accd_dlb_offer), for the shares
+ * @take: the take ahead of need in flight: ACCD_TAKE_IDLE, or its READ or
+ *	  compare-and-swap, work request @take_wr, result in @take_res
+ * @take_expect, @take_portion: its compare-and-swap: the word from
+ *				 @take_expect to @take_expect - @take_portion
+ * @take_tries: compare-and-swaps of this take so far
+ * @ahead_dry: a take ahead of need found the pool empty: none is begun
+ *	       until a take on demand wins (an idle agent does not poll the
+ *	       word)
  * @lines_posted, @qes, @cas_lost, @reads, @empty: statistics
+ * @ahead: takes begun ahead of need
+ * @waits: enqueues that waited for a take (its READ and compare-and-swap)
  *
  * With a grant slot, @atomic is 16 bytes: the READ or atomic result, then
  * the take number the fenced WRITE behind a compare-and-swap copies with
@@ -661,16 +691,37 @@ struct accd_enq {
 	uint64_t grant_addr;
 	uint32_t grant_rkey;
 	struct accd_grant_state grant;
+	bool on_demand;
+	unsigned int producers;
+	enum accd_take_step take;
+	uint64_t take_wr;
+	uint64_t *take_res;
+	uint64_t take_expect;
+	uint64_t take_portion;
+	unsigned int take_tries;
+	bool ahead_dry;
 	uint64_t lines_posted, qes, cas_lost, reads, empty;
+	uint64_t ahead, waits;
 };
 
 /*
- * Take credits so that @need are cached: one READ of the word, then
- * compare-and-swaps of a portion (accd_credits_portion()) until one wins or
- * the pool has none.  Returns the credits cached afterwards (may be fewer
- * than @need: the pool was short), or -errno.
+ * Take credits so that @need are cached: first the take ahead of need in
+ * flight, waited for; then, if still short, one READ of the word and
+ * compare-and-swaps of a portion (accd_credits_portion()) until one wins
+ * or the pool has none, waited for.  Returns the credits cached
+ * afterwards (may be fewer than @need: the pool was short), or -errno.
  */
 int accd_enq_credits(struct accd_enq *e, uint64_t need);
+/*
+ * The credit manager ahead of need (unless @e->on_demand): moves the take
+ * in flight on when its READ or compare-and-swap completed (reaped), and
+ * begins one when fewer than a quanta are cached: a READ, then a
+ * compare-and-swap of accd_credits_ahead() credits, retried with the value
+ * it returned when another producer won (at most 64 times per take).
+ * Nothing is waited for: the enqueues go on with the cache meanwhile.
+ * 0 or -errno.
+ */
+int accd_enq_ahead(struct accd_enq *e);
 /*
  * Enqueue up to @n QEs (cmd NEW) of @qes: as many as there are credits
  * for (taken as needed), packed four per line, posted as one chain of
@@ -738,6 +789,8 @@ unsigned int accd_ring_take(struct accd_ring *r, const struct accd_queue_map *q,
  *	@sq_depth, @signal_every and @rc_flags are then not used, and the
  *	queues are @cpu_queues.  accd_server_cpu_agent() makes one.
  * @cpu_arg: @cpu_enqueue's first argument
+ * @credits_on_demand: take credits when an enqueue needs them and wait
+ *		       (struct accd_enq's @on_demand); default: ahead of need
  * @cpu_queues: the queues requests name, for a CPU agent
  */
 struct accd_agent_attr {
@@ -759,6 +812,7 @@ struct accd_agent_attr {
 			   unsigned int n);
 	void *cpu_arg;
 	struct accd_queue_map cpu_queues;
+	bool credits_on_demand;
 };
 
 /**
@@ -768,6 +822,9 @@ struct accd_agent_attr {
  * @signalled: of which signalled
  * @credit_takes, @credits_taken, @credits_returned: the credit cache's
  * @cas_lost: compare-and-swaps lost to another user of the word
+ * @credit_reads: READs of the word
+ * @credits_ahead: takes begun ahead of need
+ * @credit_waits: enqueues that waited for a take
  * @bad_queue: entries that named a queue out of range (sent to queue 0)
  * @clients: connected so far
  */
@@ -779,6 +836,9 @@ struct accd_agent_stats {
 	uint64_t credits_taken;
 	uint64_t credits_returned;
 	uint64_t cas_lost;
+	uint64_t credit_reads;
+	uint64_t credits_ahead;
+	uint64_t credit_waits;
 	uint64_t bad_queue;
 	unsigned int clients;
 };

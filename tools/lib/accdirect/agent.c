@@ -137,6 +137,8 @@ int accd_agent_create(const struct accd_agent_attr *attr, struct accd_agent **ou
 		.credits = { .quanta = a->attr.quanta },
 		.max_lines = a->attr.max_lines,
 		.grant_addr = o.grant_addr, .grant_rkey = o.grant_rkey,
+		.on_demand = a->attr.credits_on_demand,
+		.producers = o.producers,
 	};
 	a->lease = o.lease_ms / 1000.0;
 	a->beat_time = accd_now();
@@ -328,13 +330,14 @@ int accd_agent_poll(struct accd_agent *a)
 		ci = (a->rr + i) % a->nr_clients;
 		want += accd_ring_ready(&a->clients[ci].ring, max - want);
 	}
+	ret = accd_enq_reap(&a->enq);
+	if (ret >= 0)
+		ret = accd_enq_ahead(&a->enq);
 	if (!want) {
 		if (a->rounds % 16 == 0)
 			agent_cm(a);
-		ret = accd_enq_reap(&a->enq);
 		return ret < 0 ? ret : 0;
 	}
-	ret = accd_enq_reap(&a->enq);
 	if (ret >= 0)
 		ret = accd_enq_credits(&a->enq, want);
 	if (ret < 0)
@@ -398,7 +401,9 @@ void accd_agent_stats(struct accd_agent *a, struct accd_agent_stats *st)
 		.credit_takes = a->enq.credits.takes,
 		.credits_taken = a->enq.credits.taken,
 		.credits_returned = a->enq.credits.returned,
-		.cas_lost = a->enq.cas_lost, .bad_queue = a->bad_queue,
+		.cas_lost = a->enq.cas_lost, .credit_reads = a->enq.reads,
+		.credits_ahead = a->enq.ahead, .credit_waits = a->enq.waits,
+		.bad_queue = a->bad_queue,
 		.clients = a->nr_clients,
 	};
 }

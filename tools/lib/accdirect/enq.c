@@ -7,10 +7,15 @@
  * queue's completions are reaped when they are there, not waited for.
  * Credits come from the domain's credit word in portions: an RDMA READ,
  * then compare-and-swap (old, old - portion), never below zero, as
- * libdlb2's CPUs take theirs (credits.c).  Those are waited for: the
- * enqueue needs their result, and a portion pays for quanta QEs.  An RC
- * send queue completes in order, so a completion retires every work
- * request before it.
+ * libdlb2's CPUs take theirs (credits.c).  By default they are taken ahead
+ * of need (accd_enq_ahead()): when fewer than a quanta are cached, a READ
+ * and then a compare-and-swap of a share of the pool are posted and moved
+ * on as their completions are reaped, while the enqueues spend the cache;
+ * an enqueue waits only when the cache runs dry.  On demand (the manager
+ * before it, kept to compare) the enqueue that lacks credits posts the
+ * READ and the compare-and-swap and waits for both.  One take is in flight
+ * at a time.  An RC send queue completes in order, so a completion
+ * retires every work request before it.
  *
  * With a grant slot (accdirect.h, struct accd_grant), the agent's state
  * there is written before each take, each chain of lines and each return,
@@ -86,8 +91,8 @@ static void enq_state_wr(struct accd_enq *e, struct ibv_send_wr *wr,
 }
 
 /*
- * A signalled READ or atomic on the credit word, waited for: its result.
- * With a grant slot, @state posts the slot's state write in front of it,
+ * Post a signalled READ or atomic on the credit word: its work request's
+ * id in *@id, where its result lands in *@res.  With a grant slot, @state posts the slot's state write in front of it,
  * and @take (a compare-and-swap's take number; 0: none) a fenced write
  * behind it of the value the compare-and-swap found and @take into the
  * slot: the device sends it once the answer is there, whatever becomes of
@@ -95,13 +100,13 @@ static void enq_state_wr(struct accd_enq *e, struct ibv_send_wr *wr,
  * next take never overwrites what the last one's fenced write still has to
  * send (the next take's compare-and-swap completes after that write).
  */
-static int enq_atomic(struct accd_enq *e, enum ibv_wr_opcode op,
-		      uint64_t compare_add, uint64_t swap, bool state,
-		      uint64_t take, uint64_t *old)
+static int enq_atomic_post(struct accd_enq *e, enum ibv_wr_opcode op,
+			   uint64_t compare_add, uint64_t swap, bool state,
+			   uint64_t take, uint64_t *id, uint64_t **res_out)
 {
 	struct ibv_send_wr wr[3], *bad;
 	struct ibv_sge sge[3];
-	uint64_t *res = e->atomic, id;
+	uint64_t *res = e->atomic;
 	unsigned int n = 0, i;
 	int ret;
 
@@ -135,7 +140,7 @@ static int enq_atomic(struct accd_enq *e, enum ibv_wr_opcode op,
 		wr[n].wr.atomic.swap = swap;
 	}
 	accd_sq_post(&e->sq, true);
-	id = wr[n++].wr_id = accd_sq_wr_id(&e->sq);
+	*id = wr[n++].wr_id = accd_sq_wr_id(&e->sq);
 	if (take) {
 		/* never inline: the bytes are read when it is sent */
 		res[1] = take;
@@ -160,47 +165,142 @@ static int enq_atomic(struct accd_enq *e, enum ibv_wr_opcode op,
 	ret = ibv_post_send(e->qp, wr, &bad);
 	if (ret)
 		return -ret;
-	ret = enq_poll(e, true, id);
+	*res_out = res;
+	return 0;
+}
+
+/* enq_atomic_post(), waited for: the result in *@old. */
+static int enq_atomic(struct accd_enq *e, enum ibv_wr_opcode op,
+		      uint64_t compare_add, uint64_t swap, bool state,
+		      uint64_t take, uint64_t *old)
+{
+	uint64_t id, *res;
+	int ret;
+
+	ret = enq_atomic_post(e, op, compare_add, swap, state, take, &id, &res);
+	if (!ret)
+		ret = enq_poll(e, true, id);
 	if (ret < 0)
 		return ret;
 	*old = __atomic_load_n(res, __ATOMIC_ACQUIRE);
 	return 0;
 }
 
+/*
+ * A take's compare-and-swap of @take credits from @avail, recorded in the
+ * grant slot before it: posted, not waited for.
+ */
+static int enq_cas_post(struct accd_enq *e, uint64_t avail, uint64_t take,
+			uint64_t *id, uint64_t **res)
+{
+	if (e->grant_addr) {
+		e->grant.begun++;
+		e->grant.expect = avail;
+		e->grant.portion = take;
+	}
+	return enq_atomic_post(e, IBV_WR_ATOMIC_CMP_AND_SWP, avail,
+			       avail - take, true, e->grant.begun, id, res);
+}
+
+/*
+ * A take's compare-and-swap of @take from @avail completed with the word
+ * at @old: true when it won (the credits are cached).
+ */
+static bool enq_cas_done(struct accd_enq *e, uint64_t avail, uint64_t take,
+			 uint64_t old)
+{
+	bool won = old == avail;
+
+	if (won) {
+		accd_credits_add(&e->credits, take);
+		e->grant.taken += take;
+		e->ahead_dry = false;
+	} else {
+		e->cas_lost++;
+	}
+	/* the next write of the slot carries the outcome */
+	e->grant.folded = e->grant.begun;
+	return won;
+}
+
+/* Move the take ahead of need on once its work request completed. */
+static int enq_take_step(struct accd_enq *e)
+{
+	uint64_t val, take;
+
+	if (e->take == ACCD_TAKE_IDLE || e->sq.completed <= e->take_wr)
+		return 0;
+	val = __atomic_load_n(e->take_res, __ATOMIC_ACQUIRE);
+	if (e->take == ACCD_TAKE_CAS) {
+		if (enq_cas_done(e, e->take_expect, e->take_portion, val) ||
+		    ++e->take_tries >= 64) {
+			e->take = ACCD_TAKE_IDLE;
+			return 0;
+		}
+	}
+	/* the READ's value, or the one a lost compare-and-swap found */
+	take = accd_credits_ahead(&e->credits, val, e->producers);
+	if (!take) {
+		/* the pool is empty: no more until a take on demand wins */
+		e->ahead_dry = !val;
+		e->take = ACCD_TAKE_IDLE;
+		return 0;
+	}
+	e->take = ACCD_TAKE_CAS;
+	e->take_expect = val;
+	e->take_portion = take;
+	return enq_cas_post(e, val, take, &e->take_wr, &e->take_res);
+}
+
+int accd_enq_ahead(struct accd_enq *e)
+{
+	int ret;
+
+	if (e->on_demand)
+		return 0;
+	ret = enq_take_step(e);
+	if (ret || e->take != ACCD_TAKE_IDLE || e->ahead_dry ||
+	    e->credits.cache >= e->credits.quanta)
+		return ret;
+	e->reads++;
+	e->ahead++;
+	e->take_tries = 0;
+	e->take = ACCD_TAKE_READ;
+	return enq_atomic_post(e, IBV_WR_RDMA_READ, 0, 0, false, 0,
+			       &e->take_wr, &e->take_res);
+}
+
 int accd_enq_credits(struct accd_enq *e, uint64_t need)
 {
-	uint64_t avail, take, old;
-	int ret, tries;
-	bool won;
+	uint64_t avail, take, old, id, *res;
+	int ret = 0, tries;
 
 	if (e->credits.cache >= need)
 		return (int)e->credits.cache;
+	e->waits++;
+	/* the take ahead of need first: it was meant for this */
+	while (!ret && e->take != ACCD_TAKE_IDLE) {
+		ret = enq_poll(e, true, e->take_wr);
+		if (ret >= 0)
+			ret = enq_take_step(e);
+	}
+	if (ret < 0 || e->credits.cache >= need)
+		return ret < 0 ? ret : (int)e->credits.cache;
 	e->reads++;
 	ret = enq_atomic(e, IBV_WR_RDMA_READ, 0, 0, false, 0, &avail);
 	for (tries = 0; !ret && tries < 64; tries++) {
 		take = accd_credits_portion(&e->credits, avail, need);
 		if (!take)
 			break;
-		/* the take, in the grant slot before its compare-and-swap */
-		if (e->grant_addr) {
-			e->grant.begun++;
-			e->grant.expect = avail;
-			e->grant.portion = take;
-		}
-		ret = enq_atomic(e, IBV_WR_ATOMIC_CMP_AND_SWP, avail,
-				 avail - take, true, e->grant.begun, &old);
-		if (ret)
+		ret = enq_cas_post(e, avail, take, &id, &res);
+		if (!ret)
+			ret = enq_poll(e, true, id);
+		if (ret < 0)
 			break;
-		won = old == avail;
-		if (won) {
-			accd_credits_add(&e->credits, take);
-			e->grant.taken += take;
-		}
-		/* the next write of the slot carries the outcome */
-		e->grant.folded = e->grant.begun;
-		if (won)
+		ret = 0;
+		old = __atomic_load_n(res, __ATOMIC_ACQUIRE);
+		if (enq_cas_done(e, avail, take, old))
 			break;
-		e->cas_lost++;
 		avail = old;	/* lost a race: the CAS returned the value */
 	}
 	return ret ? ret : (int)e->credits.cache;
@@ -308,6 +408,18 @@ int accd_enq_drain(struct accd_enq *e)
 {
 	uint64_t old, n;
 	int ret = 0;
+
+	/* a take ahead of need in flight ends here: its outcome, no retry */
+	if (e->take != ACCD_TAKE_IDLE) {
+		ret = enq_poll(e, true, e->take_wr);
+		if (ret < 0)
+			return ret;
+		ret = 0;
+		if (e->take == ACCD_TAKE_CAS)
+			enq_cas_done(e, e->take_expect, e->take_portion,
+				     __atomic_load_n(e->take_res, __ATOMIC_ACQUIRE));
+		e->take = ACCD_TAKE_IDLE;
+	}
 
 	/* a signalled READ behind the unsignalled writes: all done then */
 	if (!accd_sq_idle(&e->sq))

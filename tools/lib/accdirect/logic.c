@@ -83,6 +83,18 @@ uint64_t accd_credits_portion(const struct accd_credits *c, uint64_t avail,
 	return want < avail ? want : avail;
 }
 
+uint64_t accd_credits_ahead(const struct accd_credits *c, uint64_t avail,
+			    unsigned int producers)
+{
+	uint64_t want = avail / (producers ? producers : 1);
+
+	if (c->cache >= c->quanta)
+		return 0;
+	if (want < c->quanta)
+		want = c->quanta;
+	return want < avail ? want : avail;
+}
+
 void accd_credits_add(struct accd_credits *c, uint64_t n)
 {
 	c->cache += n;

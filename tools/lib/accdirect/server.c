@@ -343,6 +343,7 @@ static int srv_agent_request(struct accd_server *s, struct rdma_cm_event *ev)
 	o.lease_ms = s->attr.lease > 0 ? (uint32_t)(s->attr.lease * 1000) : 0;
 	o.agent = a->index;
 	o.nr_queues = s->attr.nr_queues;
+	o.producers = s->attr.nr_producers < 255 ? s->attr.nr_producers : 255;
 	for (i = 0; i < s->attr.nr_queues; i++) {
 		o.qid[i] = s->qid[i];
 		o.sched[i] = s->sched[i];
