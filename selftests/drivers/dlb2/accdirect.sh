@@ -120,8 +120,10 @@ run() {
 	ok "$mr: client sent $count requests, every answer correct" \
 		'[ $client_rc = 0 ] &&
 		 grep -q "^accdirect-client: $count requests sent .* $count answered, 0 errors" "$log/client.log"'
-	ok "$mr: agent enqueued $count requests into the producer port" \
-		'[ $agent_rc = 0 ] && grep -q "^accdirect-agent: $count requests enqueued" "$log/agent.log"'
+	ok "$mr: agent enqueued $count requests into the producer port, credits taken ahead of need" \
+		'[ $agent_rc = 0 ] && grep -q "^accdirect-agent: $count requests enqueued" "$log/agent.log" &&
+		 grep -q "^accdirect-agent: credits ahead of need: [0-9]* READs of the pool, [1-9][0-9]* takes begun ahead" \
+			"$log/agent.log"'
 	ok "$mr: server processed $count requests, every payload intact, on both workers" \
 		'[ $server_rc = 0 ] &&
 		 grep -q "^accdirect-server: $count requests processed, 0 bad" "$log/server.log" &&
