@@ -55,6 +55,7 @@ static struct fake {
 	uint64_t returned;		/* credits given back by fetch-and-add */
 	unsigned int states, fenced;	/* the slot's state and result writes */
 	unsigned int too_many, inexact;	/* crashes the slot gets wrong */
+	uint64_t refilled;		/* QEs whose credit the workers gave back */
 } F;
 
 static struct accd_enq enq;
@@ -579,6 +580,50 @@ static void t_enq_lost_race(void)
 	check_lines(0, 4);
 }
 
+/* What the agent does between its rounds: reap, then the manager ahead. */
+static void round_end(void)
+{
+	CHECK(accd_enq_reap(&enq) >= 0);
+	CHECK_EQ(accd_enq_ahead(&enq), 0);
+}
+
+/* The workers dequeue what reached the port: its credits go back. */
+static void workers_refill(void)
+{
+	F.credit += F.qes - F.refilled;
+	F.refilled = F.qes;
+}
+
+/*
+ * 1,000 QEs through a pool of 64 that the workers refill, the server's
+ * CPUs winning three races, with the grant slot; with @ahead the agent's
+ * round (reap, takes ahead of need) after each post.  Returns the QEs
+ * enqueued.
+ */
+static uint64_t grant_run(bool ahead)
+{
+	struct dlb2_hcw h[32];
+	uint64_t done = 0;
+	int n;
+
+	fake_reset(64, 4, 8);
+	enq.grant_addr = (uintptr_t)&F.slot;
+	enq.grant_rkey = GRANT_RKEY;
+	enq.producers = 2;
+	F.steal = 3;
+	while (done < 1000) {
+		qes_of(h, done, 32);
+		n = accd_enq_put(&enq, h, 1000 - done < 32 ? 1000 - done : 32);
+		if (n < 0)
+			break;
+		done += n;
+		workers_refill();
+		if (ahead)
+			round_end();
+	}
+	return done;
+}
+
 /*
  * The grant slot (Documentation/accdirect/credits.rst): 1,000 QEs through
  * a pool of 64 that the workers refill, lost races; the agent "dies"
@@ -588,26 +633,9 @@ static void t_enq_lost_race(void)
 static void t_enq_grant(void)
 {
 	struct accd_reclaim r;
-	struct dlb2_hcw h[32];
-	uint64_t done = 0, back = 0;
 	unsigned int beats;
-	int n;
 
-	fake_reset(64, 4, 8);
-	enq.grant_addr = (uintptr_t)&F.slot;
-	enq.grant_rkey = GRANT_RKEY;
-	F.steal = 3;		/* the server's CPUs win three races */
-	while (done < 1000) {
-		qes_of(h, done, 32);
-		n = accd_enq_put(&enq, h, 1000 - done < 32 ? 1000 - done : 32);
-		if (n < 0)
-			break;
-		done += n;
-		/* the workers dequeue what reached the port */
-		F.credit += F.qes - back;
-		back = F.qes;
-	}
-	CHECK_EQ(done, 1000);
+	CHECK_EQ(grant_run(false), 1000);
 	CHECK_EQ(F.too_many, 0);
 	CHECK_EQ(F.inexact, 0);
 	CHECK_EQ(F.cas_lost, 3);
@@ -636,13 +664,6 @@ static void t_enq_grant(void)
 	CHECK_EQ(F.inexact, 0);
 	CHECK_EQ(F.credit + 3, 64);	/* all back but the CPUs' three */
 	CHECK_EQ(F.bad, 0);
-}
-
-/* What the agent does between its rounds: reap, then the manager ahead. */
-static void round_end(void)
-{
-	CHECK(accd_enq_reap(&enq) >= 0);
-	CHECK_EQ(accd_enq_ahead(&enq), 0);
 }
 
 /*
@@ -766,25 +787,10 @@ static void t_enq_ahead_dry(void)
 static void t_enq_ahead_grant(void)
 {
 	struct accd_reclaim r;
-	struct dlb2_hcw h[32];
-	uint64_t done = 0, back = 0;
-	int n;
+	struct dlb2_hcw h[8];
+	uint64_t done;
 
-	fake_reset(64, 4, 8);
-	enq.grant_addr = (uintptr_t)&F.slot;
-	enq.grant_rkey = GRANT_RKEY;
-	enq.producers = 2;
-	F.steal = 3;
-	while (done < 1000) {
-		qes_of(h, done, 32);
-		n = accd_enq_put(&enq, h, 1000 - done < 32 ? 1000 - done : 32);
-		if (n < 0)
-			break;
-		done += n;
-		F.credit += F.qes - back;
-		back = F.qes;
-		round_end();
-	}
+	done = grant_run(true);
 	CHECK_EQ(done, 1000);
 	CHECK(enq.ahead > 0);
 	CHECK_EQ(F.too_many, 0);
@@ -798,8 +804,7 @@ static void t_enq_ahead_grant(void)
 	while (enq.take != ACCD_TAKE_CAS && enq.credits.cache >= enq.credits.quanta) {
 		qes_of(h, done, 8);
 		done += accd_enq_put(&enq, h, 8);
-		F.credit += F.qes - back;
-		back = F.qes;
+		workers_refill();
 		round_end();
 	}
 	if (enq.take == ACCD_TAKE_READ)
