@@ -97,6 +97,7 @@ static struct {
 	double hold;			/* seconds each request holds its flow */
 	uint64_t requests, flows, overlaps, moves;
 	uint64_t sched[4];		/* requests by the QE's scheduling type */
+	uint64_t prio[8];		/* requests by the QE's priority */
 } fc;
 
 static int check_flow(void *arg, const struct accd_request *r, uint64_t *value)
@@ -115,6 +116,7 @@ static int check_flow(void *arg, const struct accd_request *r, uint64_t *value)
 	else if (prev != me)
 		__atomic_fetch_add(&fc.moves, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&fc.sched[r->sched_type & 3], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&fc.prio[r->prio & 7], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&fc.requests, 1, __ATOMIC_RELAXED);
 	ret = check_payload(arg, r, value);
 	/* the work a real handler would do, holding the flow */
@@ -338,6 +340,12 @@ int main(int argc, char **argv)
 		       (unsigned long)fc.sched[DLB2_SCHED_UNORDERED],
 		       (unsigned long)fc.sched[DLB2_SCHED_ORDERED],
 		       (unsigned long)fc.sched[DLB2_SCHED_DIRECTED]);
+	if (flow_check)
+		printf("accdirect-server: flow check: QEs by priority 0-7: %lu %lu %lu %lu %lu %lu %lu %lu\n",
+		       (unsigned long)fc.prio[0], (unsigned long)fc.prio[1],
+		       (unsigned long)fc.prio[2], (unsigned long)fc.prio[3],
+		       (unsigned long)fc.prio[4], (unsigned long)fc.prio[5],
+		       (unsigned long)fc.prio[6], (unsigned long)fc.prio[7]);
 	/* the host's CPU per request (the workers poll: idle time counts) */
 	if (st.processed)
 		printf("accdirect-server: CPU %.3f s user, %.3f s system: %.1f us per request; of which enqueueing %.1f us\n",

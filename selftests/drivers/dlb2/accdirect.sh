@@ -35,7 +35,11 @@
 # than there are credits: every request answered, the pool whole again
 # after the server's exit; each producer's credits, portions and lost
 # compare-and-swaps, and the fairness of the clients' rates, as comments
-# (tools/accdirect/shared-pool-figure draws them).
+# (tools/accdirect/shared-pool-figure draws them).  Then priorities: two
+# clients on one agent at QE priorities 0 and 6, a backlog in the queue
+# (the server's handler holds each request 200 us): every QE dequeued at
+# its client's priority, and the priority-0 client's median latency below
+# the other's.
 # Prints TAP; skips without a DLB or the programs, and a run without
 # peermem_dlb or without dma-buf MRs on rxe.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -71,7 +75,7 @@ if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
 	exit 4
 fi
-echo "1..27"
+echo "1..30"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
@@ -195,6 +199,52 @@ run_cpu() {
 		'[ $server_rc = 0 ] &&
 		 grep -q "^accdirect-server: $count requests processed, 0 bad.*, 1 agents, 1 clients$" "$log/server.log"'
 	sed -n "s/^accdirect-\(.*\)/# dlb-lib: \1/p" "$log"/client.log "$log"/server.log
+}
+
+# run_priority: two clients on one agent, one asking for QE priority 0
+# (the highest), the other for 6 (the lowest but one; the device keeps 4
+# levels, priority >> 1), $fcount requests each, both windows of 256 full
+# while the server's handler holds each request 200 us (-F): the queue
+# holds a backlog beyond the workers' CQs, and the DLB schedules a queue's
+# higher-priority QEs first (Documentation/qemu-dlb2-model.rst), so the
+# first client's requests wait less.  Three results.
+run_priority() {
+	local server agent agent_rc server_rc c0 c6 rc0 rc6 p0 p6 total=$((2 * fcount))
+
+	rm -f "$log"/*.log
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$total" -F 200 \
+		>"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 \
+		-a 10.78.1.2 -n "$total" >"$log/agent.log" 2>&1 &
+	agent=$!
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+		-g 10.78.1.2 -n "$fcount" -P 0 >"$log/client0.log" 2>&1 &
+	c0=$!
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+		-g 10.78.1.2 -n "$fcount" -P 6 >"$log/client6.log" 2>&1 &
+	c6=$!
+	wait "$c0"; rc0=$?
+	wait "$c6"; rc6=$?
+	wait "$agent"; agent_rc=$?
+	wait "$server"; server_rc=$?
+	p0=$(sed -n 's/^accdirect-client: .*latency p50 \([0-9]*\) us.*/\1/p' "$log/client0.log")
+	p6=$(sed -n 's/^accdirect-client: .*latency p50 \([0-9]*\) us.*/\1/p' "$log/client6.log")
+
+	ok "priority: two clients sent $fcount requests each, at priorities 0 and 6, every answer correct" \
+		'[ $rc0 = 0 ] && [ $rc6 = 0 ] && [ $agent_rc = 0 ] &&
+		 grep -q "^accdirect-client: $fcount requests sent .* $fcount answered, 0 errors" "$log/client0.log" &&
+		 grep -q "^accdirect-client: $fcount requests sent .* $fcount answered, 0 errors" "$log/client6.log"'
+	ok "priority: the server dequeued $fcount QEs at priority 0 and $fcount at 6, none at another" \
+		'[ $server_rc = 0 ] &&
+		 grep -q "^accdirect-server: $total requests processed, 0 bad" "$log/server.log" &&
+		 grep -q "^accdirect-server: flow check: QEs by priority 0-7: $fcount 0 0 0 0 0 $fcount 0$" "$log/server.log"'
+	ok "priority: the priority-0 client's median latency is below the priority-6 client's" \
+		'[ -n "$p0" ] && [ -n "$p6" ] && [ "$p0" -lt "$p6" ]'
+	echo "# priority: median latency ${p0:-?} us at priority 0, ${p6:-?} us at priority 6"
+	sed -n "s/^accdirect-\(.*\)/# priority: \1/p" "$log"/client0.log "$log"/client6.log \
+		"$log"/agent.log "$log"/server.log
 }
 
 # run_atomic rdma|cpu: requests in $flows flows to the atomic queue, of the
@@ -410,8 +460,10 @@ else
 fi
 if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
 	run_shared
+	run_priority
 else
 	skip3 "shared pool: neither peer memory nor dma-buf MRs on rxe"
+	skip3 "priority: neither peer memory nor dma-buf MRs on rxe"
 fi
 
 # The same domain with its queue atomic.
