@@ -179,6 +179,7 @@ static void usage(FILE *f, int status)
 		"                        [-s SLOTS] [-z SLOT_SIZE] [-N MAX_CLIENTS] [-b BURST]\n"
 		"                        [-m auto|dmabuf|peermem] [-B SPIN,YIELD,SLEEP_US]\n"
 		"                        [-c CPU_ENQUEUE_IP] [-F HOLD_US] [-L LEASE]\n"
+		"                        [-x NEXT_QUEUE:SINK_PORT]\n"
 		"       accdirect-server -h | --help\n"
 		"       accdirect-server --version\n");
 	exit(status);
@@ -212,7 +213,7 @@ int main(int argc, char **argv)
 	attr.nr_queues = split(qlist, queues);
 	attr.nr_producers = split(plist, producers);
 	attr.nr_workers = split(wlist, workers);
-	while ((c = getopt_long(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:F:L:h",
+	while ((c = getopt_long(argc, argv, "a:d:D:q:p:w:n:s:z:m:N:b:B:c:F:L:x:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': attr.ip = optarg; break;
@@ -248,6 +249,14 @@ int main(int argc, char **argv)
 		case 'm':
 			if (dlb2_mr_path_parse(optarg, &attr.mr))
 				usage(stderr, 2);
+			break;
+		case 'x':
+			attr.next_queue = optarg;
+			end = strchr(optarg, ':');
+			if (!end || end == optarg || !end[1])
+				usage(stderr, 2);
+			*end = 0;
+			attr.sink = end + 1;
 			break;
 		case 'h': usage(stdout, 0); break;
 		case 'V':
@@ -328,6 +337,11 @@ int main(int argc, char **argv)
 	       (unsigned long)st.processed, (unsigned long)st.bad, t0,
 	       t0 > 0 ? st.processed / t0 : 0.0, (unsigned long)st.responses,
 	       st.agents, st.clients);
+	if (attr.next_queue)
+		printf("accdirect-server: next stage %s: %lu requests forwarded, %lu answered by %s, %lu of them out of their client's order\n",
+		       attr.next_queue, (unsigned long)st.forwarded,
+		       (unsigned long)st.processed, attr.sink,
+		       (unsigned long)st.out_of_order);
 	/* what agents that went away held, given back */
 	printf("accdirect-server: credits: %lu reclaimed from %u agents gone, %lu in doubt\n",
 	       (unsigned long)st.reclaimed, st.agents_gone,

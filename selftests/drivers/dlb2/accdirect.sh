@@ -39,7 +39,10 @@
 # clients on one agent at QE priorities 0 and 6, a backlog in the queue
 # (the server's handler holds each request 200 us): every QE dequeued at
 # its client's priority, and the priority-0 client's median latency below
-# the other's.
+# the other's.  Last, a next stage: the queue ordered, the workers
+# forwarding every request to a second queue whose sink answers them in
+# arrival order: none out of its client's order; with the queue unordered
+# (the control) some are.
 # Prints TAP; skips without a DLB or the programs, and a run without
 # peermem_dlb or without dma-buf MRs on rxe.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -75,7 +78,7 @@ if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
 	exit 4
 fi
-echo "1..30"
+echo "1..34"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
@@ -244,6 +247,61 @@ run_priority() {
 		'[ -n "$p0" ] && [ -n "$p6" ] && [ "$p0" -lt "$p6" ]'
 	echo "# priority: median latency ${p0:-?} us at priority 0, ${p6:-?} us at priority 6"
 	sed -n "s/^accdirect-\(.*\)/# priority: \1/p" "$log"/client0.log "$log"/client6.log \
+		"$log"/agent.log "$log"/server.log
+}
+
+# run_next ordered|unordered: the domain again with its queue of that type
+# and a next stage (queue stage2, its port sink), the workers forwarding
+# every request there after its handler held it 50 us (accdirect-server -x
+# stage2:sink -F 50), the sink answering them in the order they arrive and
+# counting those out of their client's order; $fcount requests through an
+# agent.  The device restores an ordered queue's order at the next queue:
+# none out of order (three results); an unordered queue's two workers
+# forward in the order they finish: some (one result, the control that
+# shows the count can see it).
+run_next() {
+	local sched=$1 server agent client_rc agent_rc server_rc ooo
+
+	rm -f "$log"/*.log
+	"$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
+	sed -e "s/{ \"name\": \"requests\", \"sched\": \"unordered\" }/{ \"name\": \"requests\", \"sched\": \"$sched\"$([ "$sched" = ordered ] && echo ', \"sequence_numbers\": 512') },\n        { \"name\": \"stage2\", \"sched\": \"unordered\" }/" \
+	    -e "s/^\( *\)\({ \"name\": \"w1\", .*\)$/\1\2,\n\1{ \"name\": \"sink\", \"cq_depth\": 64, \"links\": [ \"stage2\" ] }/" \
+	    "$log/spec.json" >"$log/next.json"
+	"$ctl" apply "$log/next.json" >"$log/apply.log" 2>&1 || cat "$log/apply.log" >&2
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$fcount" -F 50 \
+		-x stage2:sink >"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 \
+		-a 10.78.1.2 -n "$fcount" >"$log/agent.log" 2>&1 &
+	agent=$!
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
+		-g 10.78.1.2 -n "$fcount" >"$log/client.log" 2>&1
+	client_rc=$?
+	wait "$agent"; agent_rc=$?
+	wait "$server"; server_rc=$?
+	ooo=$(sed -n 's/^accdirect-server: next stage stage2: .*, \([0-9]*\) of them out of their client.s order$/\1/p' \
+		"$log/server.log")
+
+	if [ "$sched" = ordered ]; then
+		ok "next stage, ordered queue: client sent $fcount requests, every answer correct" \
+			'[ $client_rc = 0 ] && [ $agent_rc = 0 ] &&
+			 grep -q "^accdirect-client: $fcount requests sent .* $fcount answered, 0 errors" "$log/client.log"'
+		ok "next stage, ordered queue: every QE ordered, forwarded, and answered by the sink" \
+			'[ $server_rc = 0 ] &&
+			 grep -q "^accdirect-server: $fcount requests processed, 0 bad" "$log/server.log" &&
+			 grep -q "^accdirect-server: flow check: .*; QEs 0 atomic, 0 unordered, $fcount ordered, 0 directed$" "$log/server.log" &&
+			 grep -q "^accdirect-server: next stage stage2: $fcount requests forwarded, $fcount answered by sink" "$log/server.log" &&
+			 [ "$(grep -c "worker w[01] processed [1-9]" "$log/server.log")" = 2 ]'
+		ok "next stage, ordered queue: the sink got every request in its client's order" \
+			'[ "$ooo" = 0 ]'
+	else
+		ok "next stage, unordered queue (control): the sink got $fcount requests, ${ooo:-?} out of order" \
+			'[ $client_rc = 0 ] && [ $server_rc = 0 ] &&
+			 grep -q "^accdirect-server: next stage stage2: $fcount requests forwarded, $fcount answered by sink" "$log/server.log" &&
+			 [ -n "$ooo" ] && [ "$ooo" -gt 0 ]'
+	fi
+	sed -n "s/^accdirect-\(.*\)/# next stage, $sched: \1/p" "$log"/client.log \
 		"$log"/agent.log "$log"/server.log
 }
 
@@ -477,4 +535,12 @@ else
 	skip3 "atomic queue, agent: neither peer memory nor dma-buf MRs on rxe"
 fi
 run_atomic cpu
+if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+	run_next ordered
+	run_next unordered
+else
+	skip3 "next stage, ordered queue: neither peer memory nor dma-buf MRs on rxe"
+	n=$((n + 1))
+	echo "ok $n # SKIP next stage, unordered queue: neither peer memory nor dma-buf MRs on rxe"
+fi
 exit $failed

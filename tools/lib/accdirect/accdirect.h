@@ -530,6 +530,13 @@ typedef int (*accd_handler_fn)(void *arg, const struct accd_request *req,
  * @log: where connections are reported, one line each ("@name: ..."), or
  *	 NULL
  * @name: the prefix of @log's lines (NULL: "accdirect-server")
+ * @next_queue: a load-balanced queue of @domain, the next stage (NULL:
+ *		none): the workers forward every request to it after its
+ *		handler ran (HCW FWD: an ordered queue's order is restored
+ *		there) instead of answering it
+ * @sink: with @next_queue, the port linked to it whose thread answers the
+ *	  requests in the order they arrive (and counts, per client, those
+ *	  that came out of the order the client sent them in)
  */
 struct accd_server_attr {
 	const char *ip;
@@ -552,11 +559,13 @@ struct accd_server_attr {
 	double lease;
 	FILE *log;
 	const char *name;
+	const char *next_queue;
+	const char *sink;
 };
 
 /**
  * struct accd_server_stats - what accd_server_stats() reports
- * @processed: requests handled
+ * @processed: requests handled (with a next stage: answered by the sink)
  * @bad: of which the handler returned a negative status
  * @responses: responses posted (not those of clients gone)
  * @agents, @clients: connected so far
@@ -565,6 +574,9 @@ struct accd_server_attr {
  * @reclaimed: credits given back to the pool for them
  * @doubt: credits of theirs in doubt, not given back
  * @worker: requests each worker port handled (the first 64)
+ * @forwarded: with a next stage, requests the workers forwarded to it
+ * @out_of_order: with a next stage, requests the sink received out of the
+ *		  order their client sent them in
  */
 struct accd_server_stats {
 	uint64_t processed;
@@ -576,6 +588,8 @@ struct accd_server_stats {
 	unsigned int agents;
 	unsigned int clients;
 	uint64_t worker[64];
+	uint64_t forwarded;
+	uint64_t out_of_order;
 };
 
 /*
@@ -595,17 +609,20 @@ void accd_server_set_handler(struct accd_server *s, accd_handler_fn fn,
  * Start accepting agents and clients (a thread of the library), and with
  * ACCD_SERVER_THREADS a thread per worker port running
  * accd_server_worker_poll().  Without it the application calls that itself,
- * one thread per worker index.
+ * one thread per worker index; a server with a next stage needs it (its
+ * sink runs on a thread of the library): -EINVAL.
  */
 int accd_server_start(struct accd_server *s, unsigned int flags);
 /*
  * One dequeue burst of worker @w: each request through the handler, then
- * its response, then the burst released.  Returns the requests handled (0:
+ * its response, then the burst released (with a next stage: the burst
+ * forwarded to the next queue, the responses staged for the sink).  Returns the requests handled (0:
  * none were there) or -errno.
  */
 int accd_server_worker_poll(struct accd_server *s, unsigned int w);
 /*
- * Wait until @count requests were handled (0: forever), the server is
+ * Wait until @count requests were handled (with a next stage: answered by
+ * the sink) (0: forever), the server is
  * stopped or @stop (may be NULL) becomes non-zero.  Returns 0.
  */
 int accd_server_wait(struct accd_server *s, uint64_t count,

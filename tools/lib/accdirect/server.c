@@ -3,7 +3,8 @@
  * The server (accdirect.h): the domain's ports, a connection-manager thread
  * that accepts agents (a producer port each) and clients (payload slots
  * each), and worker ports whose QEs go through the application's handler
- * and are answered by RDMA SEND on the client's connection.
+ * and are answered by RDMA SEND on the client's connection; with a next
+ * stage the workers forward them to a queue whose sink port answers them.
  *
  * Every client's slots are a region of one slab, so a QE's address names
  * its client and slot without a lookup.  A client's send queue is shared
@@ -79,11 +80,58 @@ struct accd_server {
 	uint64_t processed, bad, responses;
 	unsigned int agents_gone;
 	uint64_t reclaimed, doubt;
+	/* the next stage: its queue, the sink (w[nr_workers]) */
+	int next_qid;			/* -1: none */
+	uint8_t next_sched;
+	struct accd_resp *staged;	/* the handler's answer, by slot */
+	uint32_t *sink_next;		/* per client: the slot due next */
+	uint64_t forwarded, out_of_order;
 };
 
 static const char *srv_name(const struct accd_server *s)
 {
 	return s->attr.name ? s->attr.name : "accdirect-server";
+}
+
+/* The next stage: its queue's id and type, the sink's port. */
+static int srv_next_stage(struct accd_server *s)
+{
+	const struct accd_server_attr *attr = &s->attr;
+	char err[256];
+	int ret;
+
+	ret = dlb2_queue_id(attr->dev, attr->domain, attr->next_queue,
+			    &s->next_qid);
+	if (ret) {
+		accd_log(attr->log, srv_name(s), "next queue %s: %s",
+			 attr->next_queue, dlb2_strerror(err, sizeof(err)));
+		return ret;
+	}
+	ret = accd_queue_sched(attr->dev, attr->domain, attr->next_queue, err,
+			       sizeof(err));
+	if (ret < 0) {
+		accd_log(attr->log, srv_name(s), "%s", err);
+		return ret;
+	}
+	if (ret == DLB2_SCHED_DIRECTED) {
+		accd_log(attr->log, srv_name(s),
+			 "next queue %s: directed; the next stage takes a load-balanced queue",
+			 attr->next_queue);
+		return -EINVAL;
+	}
+	s->next_sched = ret;
+	ret = dlb2_port_open(attr->dev, attr->domain, attr->sink, NULL,
+			     &s->w[attr->nr_workers].port);
+	if (ret) {
+		accd_log(attr->log, srv_name(s), "sink %s: %s", attr->sink,
+			 dlb2_strerror(err, sizeof(err)));
+		return ret;
+	}
+	accd_log(attr->log, srv_name(s),
+		 "next stage: queue %s (id %d): %s, answered from port %s",
+		 attr->next_queue, s->next_qid, accd_sched_name(s->next_sched),
+		 attr->sink);
+	return 0;
 }
 
 int accd_server_create(const struct accd_server_attr *attr,
@@ -120,8 +168,13 @@ int accd_server_create(const struct accd_server_attr *attr,
 		free(s);
 		return -EINVAL;
 	}
+	if (!attr->next_queue != !attr->sink) {
+		free(s);
+		return -EINVAL;
+	}
 	s->pp = calloc(attr->nr_producers, sizeof(*s->pp));
-	s->w = calloc(attr->nr_workers, sizeof(*s->w));
+	/* the sink, with a next stage, is w[nr_workers] */
+	s->w = calloc(attr->nr_workers + 1, sizeof(*s->w));
 	s->agents = calloc(attr->nr_producers, sizeof(*s->agents));
 	s->grants = aligned_alloc(64, attr->nr_producers * sizeof(*s->grants));
 	s->clients = calloc(s->attr.max_clients, sizeof(*s->clients));
@@ -132,6 +185,16 @@ int accd_server_create(const struct accd_server_attr *attr,
 	    !s->slab) {
 		ret = -ENOMEM;
 		goto err;
+	}
+	s->next_qid = -1;
+	if (attr->next_queue) {
+		s->staged = calloc((size_t)s->attr.max_clients * s->attr.nr_slots,
+				   sizeof(*s->staged));
+		s->sink_next = calloc(s->attr.max_clients, sizeof(*s->sink_next));
+		if (!s->staged || !s->sink_next) {
+			ret = -ENOMEM;
+			goto err;
+		}
 	}
 	memset(s->grants, 0, attr->nr_producers * sizeof(*s->grants));
 	memset(s->slab, 0, s->region * s->attr.max_clients);
@@ -180,6 +243,11 @@ int accd_server_create(const struct accd_server_attr *attr,
 				 attr->workers[i], dlb2_strerror(err, sizeof(err)));
 			goto err;
 		}
+	}
+	if (attr->next_queue) {
+		ret = srv_next_stage(s);
+		if (ret)
+			goto err;
 	}
 	ret = accd_listen(&s->l, attr->ip, attr->port ? attr->port : ACCD_SERVER_PORT,
 			  false);
@@ -601,6 +669,110 @@ out:
 	pthread_mutex_unlock(&c->lock);
 }
 
+/*
+ * The next stage: each request's answer staged by its slot, then every QE
+ * forwarded to the next queue (FWD completes the QE it was dequeued as:
+ * the device restores an ordered queue's order there), as credits allow.
+ * A QE that names no slot goes on too (the sink drops it).
+ */
+static void srv_forward(struct accd_server *s, struct srv_worker *w,
+			const struct dlb2_cq_entry *e,
+			const struct accd_resp *resp, const uint32_t *client,
+			int n)
+{
+	struct dlb2_hcw h[MAX_BURST];
+	unsigned int idle = 0;
+	int i, done = 0, k;
+
+	for (i = 0; i < n; i++) {
+		if (client[i] != UINT32_MAX) {
+			struct accd_resp *st = &s->staged[(size_t)client[i] *
+							  s->attr.nr_slots +
+							  resp[i].slot];
+
+			/* the sink reads it after the QE's FWD: in order */
+			__atomic_store_n(&st->value, resp[i].value,
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&st->status, resp[i].status,
+					 __ATOMIC_RELEASE);
+		}
+		dlb2_hcw_fwd(&h[i], (uint8_t)s->next_qid, s->next_sched,
+			     (e[i].sched >> 2) & 7, e[i].flow_id, e[i].data,
+			     e[i].opaque);
+	}
+	while (done < n && !s->stop) {
+		k = dlb2_forward_burst(w->port, h + done, n - done);
+		if (k > 0) {
+			done += k;
+			idle = 0;
+		} else {
+			accd_backoff_wait(&s->attr.backoff, &idle);
+		}
+	}
+	dlb2_return_tokens(w->port);
+	__atomic_fetch_add(&s->forwarded, done, __ATOMIC_RELAXED);
+}
+
+/*
+ * The sink: the next queue's QEs, answered in the order they arrive; a
+ * client's slots are used in turn, so one that is not the slot after the
+ * client's last counts as out of order.
+ */
+static int srv_sink_poll(struct accd_server *s)
+{
+	struct srv_worker *w = &s->w[s->attr.nr_workers];
+	struct dlb2_cq_entry e[MAX_BURST];
+	struct accd_resp resp[MAX_BURST];
+	uint32_t client[MAX_BURST], slot;
+	unsigned int i, j, m;
+	bool sent[MAX_BURST];
+	uint64_t off;
+	int n;
+
+	n = dlb2_dequeue_burst(w->port, e, s->attr.burst);
+	if (n <= 0)
+		return n;
+	for (i = 0; i < (unsigned int)n; i++) {
+		const struct accd_resp *st;
+
+		off = e[i].data - (uintptr_t)s->slab;
+		client[i] = UINT32_MAX;
+		if (e[i].data < (uintptr_t)s->slab ||
+		    off >= s->region * s->nr_clients || off % s->attr.slot_size)
+			continue;
+		client[i] = off / s->region;
+		slot = off % s->region / s->attr.slot_size;
+		if (slot != s->sink_next[client[i]])
+			__atomic_fetch_add(&s->out_of_order, 1,
+					   __ATOMIC_RELAXED);
+		s->sink_next[client[i]] = (slot + 1) % s->attr.nr_slots;
+		st = &s->staged[(size_t)client[i] * s->attr.nr_slots + slot];
+		resp[i] = (struct accd_resp){
+			.slot = slot,
+			.status = __atomic_load_n(&st->status, __ATOMIC_ACQUIRE),
+			.value = __atomic_load_n(&st->value, __ATOMIC_RELAXED),
+		};
+	}
+	dlb2_release(w->port, n);
+	memset(sent, 0, n);
+	for (i = 0; i < (unsigned int)n; i++) {
+		struct accd_resp chain[MAX_BURST];
+
+		if (sent[i] || client[i] == UINT32_MAX)
+			continue;
+		for (j = i, m = 0; j < (unsigned int)n; j++) {
+			if (!sent[j] && client[j] == client[i]) {
+				chain[m++] = resp[j];
+				sent[j] = true;
+			}
+		}
+		srv_respond(s, &s->clients[client[i]], chain, m);
+	}
+	w->processed += n;
+	__atomic_fetch_add(&s->processed, n, __ATOMIC_RELAXED);
+	return n;
+}
+
 int accd_server_worker_poll(struct accd_server *s, unsigned int wi)
 {
 	struct srv_worker *w = &s->w[wi];
@@ -645,6 +817,13 @@ int accd_server_worker_poll(struct accd_server *s, unsigned int wi)
 		resp[i] = (struct accd_resp){ .slot = req.slot, .status = status,
 					      .value = value };
 	}
+	if (s->next_qid >= 0) {
+		srv_forward(s, w, e, resp, client, n);
+		w->processed += n;
+		if (bad)
+			__atomic_fetch_add(&s->bad, bad, __ATOMIC_RELAXED);
+		return n;
+	}
 	dlb2_release(w->port, n);
 	/* the responses, one SEND per client */
 	memset(sent, 0, n);
@@ -682,7 +861,8 @@ static void *srv_work(void *p)
 
 	free(wa);
 	while (!s->stop) {
-		n = accd_server_worker_poll(s, wi);
+		n = wi < s->attr.nr_workers ? accd_server_worker_poll(s, wi) :
+					       srv_sink_poll(s);
 		if (n > 0) {
 			idle = 0;
 			continue;
@@ -696,12 +876,15 @@ int accd_server_start(struct accd_server *s, unsigned int flags)
 {
 	unsigned int i;
 
+	/* the sink runs only on a thread of the library */
+	if (s->next_qid >= 0 && !(flags & ACCD_SERVER_THREADS))
+		return -EINVAL;
 	if (pthread_create(&s->cm_thread, NULL, srv_cm, s))
 		return -EAGAIN;
 	s->cm_running = true;
 	if (!(flags & ACCD_SERVER_THREADS))
 		return 0;
-	for (i = 0; i < s->attr.nr_workers; i++) {
+	for (i = 0; i < s->attr.nr_workers + (s->next_qid >= 0); i++) {
 		struct worker_arg *wa = malloc(sizeof(*wa));
 
 		if (!wa)
@@ -732,7 +915,7 @@ void accd_server_stop(struct accd_server *s)
 	s->stop = 1;
 	if (!s->threads)
 		return;
-	for (i = 0; i < s->attr.nr_workers; i++)
+	for (i = 0; i <= s->attr.nr_workers; i++)
 		if (s->w[i].thread)
 			pthread_join(s->w[i].thread, NULL);
 	s->threads = false;
@@ -753,6 +936,8 @@ void accd_server_stats(struct accd_server *s, struct accd_server_stats *st)
 	st->doubt = __atomic_load_n(&s->doubt, __ATOMIC_RELAXED);
 	for (i = 0; i < s->attr.nr_workers && i < 64; i++)
 		st->worker[i] = s->w[i].processed;
+	st->forwarded = __atomic_load_n(&s->forwarded, __ATOMIC_RELAXED);
+	st->out_of_order = __atomic_load_n(&s->out_of_order, __ATOMIC_RELAXED);
 }
 
 static bool srv_peers_gone(struct accd_server *s)
@@ -809,8 +994,10 @@ void accd_server_destroy(struct accd_server *s, double linger)
 		pthread_mutex_destroy(&s->clients[i].lock);
 	}
 	accd_close(&s->l);
-	for (i = 0; s->w && i < s->attr.nr_workers; i++)
+	for (i = 0; s->w && i <= s->attr.nr_workers; i++)
 		dlb2_port_close(s->w[i].port);
+	free(s->staged);
+	free(s->sink_next);
 	for (i = 0; s->pp && i < s->attr.nr_producers; i++)
 		dlb2_port_close(s->pp[i]);
 	free(s->pp);
