@@ -37,9 +37,9 @@
 # compare-and-swaps, and the fairness of the clients' rates, as comments
 # (tools/accdirect/shared-pool-figure draws them).  Then priorities: two
 # clients on one agent at QE priorities 0 and 6, a backlog in the queue
-# (the server's handler holds each request 200 us): every QE dequeued at
-# its client's priority, and the priority-0 client's median latency below
-# the other's.  Last, a next stage: the queue ordered, the workers
+# (the server's handler holds each request 2 ms): every QE dequeued at
+# its client's priority, and the priority-0 client done in less than 0.8
+# of the other's time.  Last, a next stage: the queue ordered, the workers
 # forwarding every request to a second queue whose sink answers them in
 # arrival order: none out of its client's order; with the queue unordered
 # (the control) some are.
@@ -207,15 +207,24 @@ run_cpu() {
 # run_priority: two clients on one agent, one asking for QE priority 0
 # (the highest), the other for 6 (the lowest but one; the device keeps 4
 # levels, priority >> 1), $fcount requests each, both windows of 256 full
-# while the server's handler holds each request 200 us (-F): the queue
+# while the server's handler holds each request 2 ms (-F): the two workers
+# take fewer requests per second than the agent enqueues, so the queue
 # holds a backlog beyond the workers' CQs, and the DLB schedules a queue's
-# higher-priority QEs first (Documentation/qemu-dlb2-model.rst), so the
-# first client's requests wait less.  Three results.
+# higher-priority QEs first (Documentation/qemu-dlb2-model.rst): the first
+# client's requests go ahead of the other's whenever both are queued, so
+# it finishes first, where at one priority the two would take turns and
+# finish together.  Its time (first request to last answer) must be below
+# 0.8 of the other's: 0.56 to 0.63 in 3 runs on DLB 2.0, 0.55 to 0.61 in
+# 3 on 2.5 (2026-11-27).  Not
+# the latencies: in a closed loop each client's is its window over its
+# rate, and most of the second client's requests run after the first has
+# finished, alone (its median was the lower one in those runs).  Three
+# results.
 run_priority() {
 	local server agent agent_rc server_rc c0 c6 rc0 rc6 p0 p6 total=$((2 * fcount))
 
 	rm -f "$log"/*.log
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$total" -F 200 \
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$total" -F 2000 \
 		>"$log/server.log" 2>&1 &
 	server=$!
 	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
@@ -232,8 +241,9 @@ run_priority() {
 	wait "$c6"; rc6=$?
 	wait "$agent"; agent_rc=$?
 	wait "$server"; server_rc=$?
-	p0=$(sed -n 's/^accdirect-client: .*latency p50 \([0-9]*\) us.*/\1/p' "$log/client0.log")
-	p6=$(sed -n 's/^accdirect-client: .*latency p50 \([0-9]*\) us.*/\1/p' "$log/client6.log")
+	# the time from each client's first request to its last answer
+	p0=$(sed -n 's/^accdirect-client: [0-9]* requests sent in \([0-9.]*\) s .*/\1/p' "$log/client0.log")
+	p6=$(sed -n 's/^accdirect-client: [0-9]* requests sent in \([0-9.]*\) s .*/\1/p' "$log/client6.log")
 
 	ok "priority: two clients sent $fcount requests each, at priorities 0 and 6, every answer correct" \
 		'[ $rc0 = 0 ] && [ $rc6 = 0 ] && [ $agent_rc = 0 ] &&
@@ -243,9 +253,9 @@ run_priority() {
 		'[ $server_rc = 0 ] &&
 		 grep -q "^accdirect-server: $total requests processed, 0 bad" "$log/server.log" &&
 		 grep -q "^accdirect-server: flow check: QEs by priority 0-7: $fcount 0 0 0 0 0 $fcount 0$" "$log/server.log"'
-	ok "priority: the priority-0 client's median latency is below the priority-6 client's" \
-		'[ -n "$p0" ] && [ -n "$p6" ] && [ "$p0" -lt "$p6" ]'
-	echo "# priority: median latency ${p0:-?} us at priority 0, ${p6:-?} us at priority 6"
+	ok "priority: the priority-0 client took less than 0.8 of the priority-6 client's time" \
+		'[ -n "$p0" ] && [ -n "$p6" ] && awk -v a="$p0" -v b="$p6" "BEGIN { exit !(a < 0.8 * b) }"'
+	echo "# priority: ${p0:-?} s at priority 0, ${p6:-?} s at priority 6 (ratio $(awk -v a="${p0:-0}" -v b="${p6:-1}" 'BEGIN { printf "%.2f", a / b }'))"
 	sed -n "s/^accdirect-\(.*\)/# priority: \1/p" "$log"/client0.log "$log"/client6.log \
 		"$log"/agent.log "$log"/server.log
 }
