@@ -215,7 +215,8 @@ run_cpu() {
 # it finishes first, where at one priority the two would take turns and
 # finish together.  Its time (first request to last answer) must be below
 # 0.8 of the other's: 0.56 to 0.63 in 3 runs on DLB 2.0, 0.55 to 0.61 in
-# 3 on 2.5 (2026-11-27).  Not
+# 3 on 2.5, and 0.97 and 1.04 with both clients at priority 6 (2 runs on
+# 2.0, 2026-11-27).  Not
 # the latencies: in a closed loop each client's is its window over its
 # rate, and most of the second client's requests run after the first has
 # finished, alone (its median was the lower one in those runs).  Three
