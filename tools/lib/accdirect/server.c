@@ -669,6 +669,28 @@ out:
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* A burst's responses, one SEND per client (client UINT32_MAX: none). */
+static void srv_respond_burst(struct accd_server *s,
+			      const struct accd_resp *resp,
+			      const uint32_t *client, int n)
+{
+	struct accd_resp chain[MAX_BURST];
+	bool sent[MAX_BURST] = { false };
+	int i, j, m;
+
+	for (i = 0; i < n; i++) {
+		if (sent[i] || client[i] == UINT32_MAX)
+			continue;
+		for (j = i, m = 0; j < n; j++) {
+			if (!sent[j] && client[j] == client[i]) {
+				chain[m++] = resp[j];
+				sent[j] = true;
+			}
+		}
+		srv_respond(s, &s->clients[client[i]], chain, m);
+	}
+}
+
 /*
  * The next stage: each request's answer staged by its slot, then every QE
  * forwarded to the next queue (FWD completes the QE it was dequeued as:
@@ -724,8 +746,7 @@ static int srv_sink_poll(struct accd_server *s)
 	struct dlb2_cq_entry e[MAX_BURST];
 	struct accd_resp resp[MAX_BURST];
 	uint32_t client[MAX_BURST], slot;
-	unsigned int i, j, m;
-	bool sent[MAX_BURST];
+	unsigned int i;
 	uint64_t off;
 	int n;
 
@@ -754,20 +775,7 @@ static int srv_sink_poll(struct accd_server *s)
 		};
 	}
 	dlb2_release(w->port, n);
-	memset(sent, 0, n);
-	for (i = 0; i < (unsigned int)n; i++) {
-		struct accd_resp chain[MAX_BURST];
-
-		if (sent[i] || client[i] == UINT32_MAX)
-			continue;
-		for (j = i, m = 0; j < (unsigned int)n; j++) {
-			if (!sent[j] && client[j] == client[i]) {
-				chain[m++] = resp[j];
-				sent[j] = true;
-			}
-		}
-		srv_respond(s, &s->clients[client[i]], chain, m);
-	}
+	srv_respond_burst(s, resp, client, n);
 	w->processed += n;
 	__atomic_fetch_add(&s->processed, n, __ATOMIC_RELAXED);
 	return n;
@@ -779,9 +787,8 @@ int accd_server_worker_poll(struct accd_server *s, unsigned int wi)
 	struct dlb2_cq_entry e[MAX_BURST];
 	struct accd_resp resp[MAX_BURST];
 	uint32_t client[MAX_BURST];
-	unsigned int i, j, m, bad = 0;
+	unsigned int i, j, bad = 0;
 	uint64_t off, value;
-	bool sent[MAX_BURST];
 	int n, status;
 
 	n = dlb2_dequeue_burst(w->port, e, s->attr.burst);
@@ -825,21 +832,7 @@ int accd_server_worker_poll(struct accd_server *s, unsigned int wi)
 		return n;
 	}
 	dlb2_release(w->port, n);
-	/* the responses, one SEND per client */
-	memset(sent, 0, n);
-	for (i = 0; i < (unsigned int)n; i++) {
-		struct accd_resp chain[MAX_BURST];
-
-		if (sent[i] || client[i] == UINT32_MAX)
-			continue;
-		for (j = i, m = 0; j < (unsigned int)n; j++) {
-			if (!sent[j] && client[j] == client[i]) {
-				chain[m++] = resp[j];
-				sent[j] = true;
-			}
-		}
-		srv_respond(s, &s->clients[client[i]], chain, m);
-	}
+	srv_respond_burst(s, resp, client, n);
 	w->processed += n;
 	if (bad)
 		__atomic_fetch_add(&s->bad, bad, __ATOMIC_RELAXED);
