@@ -92,13 +92,14 @@ static void enq_state_wr(struct accd_enq *e, struct ibv_send_wr *wr,
 
 /*
  * Post a signalled READ or atomic on the credit word: its work request's
- * id in *@id, where its result lands in *@res.  With a grant slot, @state posts the slot's state write in front of it,
- * and @take (a compare-and-swap's take number; 0: none) a fenced write
- * behind it of the value the compare-and-swap found and @take into the
- * slot: the device sends it once the answer is there, whatever becomes of
- * this program.  Takes alternate between two result buffers, so that the
- * next take never overwrites what the last one's fenced write still has to
- * send (the next take's compare-and-swap completes after that write).
+ * id in *@id, where its result lands in *@res.  With a grant slot, @state
+ * posts the slot's state write in front of it, and @take (a
+ * compare-and-swap's take number; 0: none) a fenced write behind it of the
+ * value the compare-and-swap found and @take into the slot: the device
+ * sends it once the answer is there, whatever becomes of this program.
+ * Takes alternate between two result buffers, so that the next take never
+ * overwrites what the last one's fenced write still has to send (the next
+ * take's compare-and-swap completes after that write).
  */
 static int enq_atomic_post(struct accd_enq *e, enum ibv_wr_opcode op,
 			   uint64_t compare_add, uint64_t swap, bool state,
