@@ -42,6 +42,21 @@ The DLB's knobs (with policies.DLB, "dlb:K:rr" or "dlb:K:sf"):
            credit is consumed at enqueue and returned when the QE is
            written to a CQ); the others wait at the producer, in order.
            Keeps the scheduler's scan short in overload (Fig. 13).
+  priorities, queue_prios, prio_shift, bypass
+           (AccDirect's Fig. 12; not with flows): each request gets a QE
+           priority drawn uniformly from 0..priorities-1 and one of the
+           queues, drawn uniformly, whose priority queue_prios gives (0 is
+           the highest).  The scheduler serves its waiting requests by
+           class, (queue priority >> prio_shift, QE priority >>
+           prio_shift), the lowest first and FIFO inside a class: the
+           highest-priority queue first, then the highest-priority event
+           in it (dlb2-hardware-facts 7.2, FACT; each worker linked to
+           every queue); prio_shift 1 is the 4 effective levels of 8
+           (FACT for DPDK's documentation; the bins' weights are not
+           known).  With probability bypass a pick takes a random lower
+           non-empty class instead (the documented anti-starvation pick,
+           "about 1 %").  A request's class is kept in Result.classes.
+           Inside a worker's CQ the order stays FIFO.
 
 Events are kept in a heapq; arrivals come from a presorted array and are
 merged with the heap, so the heap holds only in-flight events.  Ties
@@ -68,6 +83,42 @@ class Config:
     burst: int = 1              # dequeue burst (release="start")
     flows: int = 0              # atomic flows (0: none)
     credits: int = 0            # scheduler's queue bound (0: none)
+    priorities: int = 0         # QE priority levels (0: none)
+    queue_prios: tuple = ()     # each queue's priority (empty: one queue)
+    prio_shift: int = 1         # class = priority >> prio_shift
+    bypass: float = 0.0         # probability of a pick of a lower class
+
+
+class _Classes:
+    """The scheduler's queue with priorities: one FIFO per class, the
+    lowest class first; with probability bypass a pick goes to a random
+    lower non-empty class (engine's docstring)."""
+
+    def __init__(self, cls, bypass, rng):
+        self.cls = cls          # request -> class (tuple)
+        self.q = {}
+        self.n = 0
+        self.bypass = bypass
+        self.rng = rng
+
+    def __len__(self):
+        return self.n
+
+    def append(self, r):
+        c = self.cls[r]
+        d = self.q.get(c)
+        if d is None:
+            d = self.q[c] = deque()
+        d.append(r)
+        self.n += 1
+
+    def popleft(self):
+        live = sorted(c for c, d in self.q.items() if d)
+        c = live[0]
+        if len(live) > 1 and self.bypass and self.rng.random() < self.bypass:
+            c = live[int(self.rng.integers(1, len(live)))]
+        self.n -= 1
+        return self.q[c].popleft()
 
 
 def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1,
@@ -93,6 +144,12 @@ def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1,
     if (pinning or credits) and not policy.holds:
         raise ValueError("flows and credits need a policy that holds "
                          "requests (dlb:K:ARB)")
+    prio = cfg.priorities > 0 or len(cfg.queue_prios) > 0
+    if prio and (pinning or not policy.holds or trace is not None):
+        raise ValueError("priorities need a policy that holds requests "
+                         "(dlb:K:ARB), no flows and no trace")
+    if prio and not 0.0 <= cfg.bypass < 1.0:
+        raise ValueError("bypass must be in [0, 1)")
 
     if trace is None:
         ss = np.random.SeedSequence(seed)
@@ -102,6 +159,14 @@ def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1,
         service = dist.sample(rng_svc, nreq)
         fl = (rng_flow.integers(0, cfg.flows, nreq).tolist() if pinning
               else None)
+        if prio:
+            # drawn after the others, so that runs without priorities
+            # keep their numbers
+            rng_cls, rng_byp = (np.random.default_rng(s)
+                                for s in ss.spawn(2))
+            qep = rng_cls.integers(0, max(cfg.priorities, 1), nreq)
+            qp = np.asarray(cfg.queue_prios or (0,))[
+                rng_cls.integers(0, max(len(cfg.queue_prios), 1), nreq)]
     else:
         arrivals = np.asarray(trace[0], dtype=float)
         service = np.asarray(trace[1], dtype=float)
@@ -125,7 +190,12 @@ def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1,
     finished = policy.finished if pinning else None
     room = getattr(policy, "room", None)
     holds = policy.holds
-    central = deque()
+    if prio:
+        sh = int(cfg.prio_shift)
+        classes = list(zip((qp >> sh).tolist(), (qep >> sh).tolist()))
+        central = _Classes(classes, float(cfg.bypass), rng_byp)
+    else:
+        central = deque()
     producer = deque()          # waiting for a credit
     local = [deque() for _ in range(n)]
     taken = [0] * n             # dequeued in the current burst, not begun
@@ -156,7 +226,13 @@ def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1,
         # the scheduler's queue in order; with flows a request whose
         # worker is full is passed over, not blocking the others
         nonlocal central
-        if pinning:
+        if prio:
+            while central:
+                w = select()
+                if w is None:
+                    break
+                send(t, central.popleft(), w)
+        elif pinning:
             keep = deque()
             while central and room():
                 r = central.popleft()
@@ -262,6 +338,9 @@ def run(policy, dist, rate, cfg, nreq=100000, seed=1, warmup=0.1,
                             offered=rate * dist.mean / n)
     res.picks = getattr(policy, "picks", None)
     res.where = where
+    if prio:
+        k = int(nreq * warmup)
+        res.classes = {"queue_prio": qp[k:], "qe_prio": qep[k:]}
     return res
 
 

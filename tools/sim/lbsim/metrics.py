@@ -20,6 +20,8 @@ class Result:
     batch_means: list = field(default_factory=list)  # of latency, 20 batches
     latencies: np.ndarray = None
     waits: np.ndarray = None    # start - arrival of each measured request
+    classes: dict = None        # with priorities: "queue_prio", "qe_prio"
+                                # of each measured request
 
     def row(self):
         return {"load": self.offered, "n": self.n, "mean": self.mean,

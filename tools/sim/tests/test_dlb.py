@@ -165,3 +165,80 @@ class SamePath(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Priorities(unittest.TestCase):
+    """The scheduler's classes (engine._Classes) and AccDirect Fig. 12's
+    model: the exact order of picks, the anti-starvation bypass, the 4
+    effective levels and queue priority before QE priority."""
+
+    def test_exact_order(self):
+        # class of each request: (queue priority bin, QE priority bin)
+        cls = [(1, 0), (0, 3), (0, 1), (1, 0), (0, 1), (0, 0)]
+        q = engine._Classes(cls, 0.0, np.random.default_rng(1))
+        for r in range(6):
+            q.append(r)
+        self.assertEqual(len(q), 6)
+        # lowest class first, FIFO inside one: (0,0) r5, (0,1) r2 r4,
+        # (0,3) r1, (1,0) r0 r3
+        self.assertEqual([q.popleft() for _ in range(6)], [5, 2, 4, 1, 0, 3])
+        self.assertEqual(len(q), 0)
+
+    def test_bypass(self):
+        # two classes always waiting: a share bypass of the picks go to
+        # the lower one (10,000 picks; 3 standard deviations)
+        cls = [(0, 0), (0, 1)] * 10010
+        q = engine._Classes(cls, 0.2, np.random.default_rng(7))
+        for r in range(4):
+            q.append(r)
+        low, nxt = 0, 4
+        for _ in range(10000):
+            r = q.popleft()
+            low += cls[r] == (0, 1)
+            q.append(nxt if cls[nxt] == cls[r] else nxt + 1)
+            nxt += 2
+        self.assertLess(abs(low / 10000 - 0.2), 3 * (0.2 * 0.8 / 10000) ** 0.5)
+
+    def run12(self, shift, queues=()):
+        cfg = engine.Config(workers=8, release="start", priorities=8,
+                            queue_prios=queues, prio_shift=shift,
+                            bypass=0.0)
+        r = engine.run(policies.parse("dlb:1:rr"), d.Fixed(0.1), 79.2,
+                       cfg, nreq=60000, seed=3)
+        return r, r.classes["qe_prio"], r.classes["queue_prio"]
+
+    def test_four_levels(self):
+        # prio_shift 1: 2k and 2k+1 share a class; the lowest class waits
+        # longest, the classes in order
+        r, qe, _ = self.run12(1)
+        m = [r.latencies[qe == p].mean() for p in range(8)]
+        for k in range(4):
+            self.assertLess(abs(m[2 * k] - m[2 * k + 1]), 0.15 * m[2 * k])
+        for k in range(3):
+            self.assertLess(m[2 * k], m[2 * k + 2] * 1.02)
+        self.assertGreater(m[6], 5 * m[0])
+
+    def test_eight_levels(self):
+        # the control: with 8 levels 7 waits much longer than 6
+        r, qe, _ = self.run12(0)
+        self.assertGreater(r.latencies[qe == 7].mean(),
+                           3 * r.latencies[qe == 6].mean())
+
+    def test_queue_priority_first(self):
+        # 8 queues of priorities 0-7: the worst pair of the highest queue
+        # class waits less than the best pair of the lowest
+        r, qe, qp = self.run12(1, tuple(range(8)))
+        worst_high = max(r.latencies[(qp >> 1 == 0) & (qe >> 1 == b)].mean()
+                         for b in range(4))
+        best_low = min(r.latencies[(qp >> 1 == 3) & (qe >> 1 == b)].mean()
+                       for b in range(4))
+        self.assertLess(worst_high, best_low)
+
+    def test_refused_with_flows(self):
+        cfg = engine.Config(workers=2, release="start", priorities=8,
+                            flows=4)
+        with self.assertRaises(ValueError):
+            engine.run(policies.parse("dlb:1:rr"), ONE, 1.0, cfg, nreq=10)
+        cfg = engine.Config(workers=2, priorities=8)
+        with self.assertRaises(ValueError):
+            engine.run(policies.parse("jsq"), ONE, 1.0, cfg, nreq=10)
