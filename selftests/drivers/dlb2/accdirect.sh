@@ -52,17 +52,10 @@ count=${DLB2_ACCDIRECT_REQUESTS:-100000}
 fcount=${DLB2_ACCDIRECT_FLOW_REQUESTS:-$((count < 20000 ? count : 20000))}
 flows=3
 log=$(mktemp -d)
-n=0 failed=0
-
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-		sed 's/^/# /' "$log"/*.log
-		failed=1
-	fi
+. "$(dirname "$0")/tap.sh"
+# the programs' logs with a failed case
+tap_on_failure() {
+	sed 's/^/# /' "$log"/*.log
 }
 
 # net_up, net_down: the namespaces and rxe devices
@@ -93,6 +86,45 @@ ok "set-up: domain, namespaces, rxe devices" \
 	 grep -q "\"agent3\"" "$log/spec.json" &&
 	 "$ctl" apply "$log/spec.json" && net_up'
 
+# start_server ARGS...: accdirect-server on every address for the DLB,
+# ARGS added, under timeout(1), its output in server.log; returns once it
+# listens, its pid in $server.
+start_server() {
+	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" "$@" >"$log/server.log" 2>&1 &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+}
+
+# agent LOG ARGS..., client LOG ARGS...: an agent (in namespace
+# accd-agent) or a client (accd-client) of that server, ARGS added, under
+# timeout(1), its output in LOG; their exit status.  The server ends once
+# it has seen -n requests, an agent too; a test that kills an agent runs
+# it without timeout(1) (run_crash).
+agent() {
+	local out=$1
+
+	shift
+	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 "$@" \
+		>"$log/$out" 2>&1
+}
+
+client() {
+	local out=$1
+
+	shift
+	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 "$@" \
+		>"$log/$out" 2>&1
+}
+
+# summary LABEL LOG...: the programs' own summaries ("accdirect-...:"
+# lines) of each LOG there is, as comments.
+summary() {
+	local label=$1
+
+	shift
+	sed -n "s/^accdirect-\(.*\)/# $label: \1/p" "$@" 2>/dev/null
+}
+
 skip3() {
 	local i
 	for i in 1 2 3; do
@@ -111,15 +143,10 @@ run() {
 	# Each under timeout(1): the server and the agent end once they have
 	# seen $count requests.  (Not a watchdog subshell killed at the end: a
 	# subshell killed before it has reset its traps runs the EXIT trap.)
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$count" -m "$mr" \
-		>"$log/server.log" 2>&1 &
-	server=$!
-	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
-	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
-		-n "$count" >"$log/agent.log" 2>&1 &
+	start_server -n "$count" -m "$mr"
+	agent agent.log -a 10.78.1.2 -n "$count" &
 	agent=$!
-	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-		-g 10.78.1.2 -n "$count" >"$log/client.log" 2>&1
+	client client.log -g 10.78.1.2 -n "$count"
 	client_rc=$?
 	wait "$agent"; agent_rc=$?
 	wait "$server"; server_rc=$?
@@ -136,7 +163,7 @@ run() {
 		 grep -q "^accdirect-server: $count requests processed, 0 bad" "$log/server.log" &&
 		 grep -q "^accdirect-server: producer port registered through $how" "$log/server.log" &&
 		 [ "$(grep -c "worker w[01] processed [1-9]" "$log/server.log")" = 2 ]'
-	sed -n "s/^accdirect-\(.*\)/# $mr: \1/p" "$log"/client.log "$log"/agent.log "$log"/server.log
+	summary "$mr" "$log"/client.log "$log"/agent.log "$log"/server.log
 }
 
 # run_clients K: K clients share one agent, $count requests in all, the
@@ -147,16 +174,11 @@ run_clients() {
 
 	total=$((per * k))
 	rm -f "$log"/*.log
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$total" \
-		>"$log/server.log" 2>&1 &
-	server=$!
-	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
-	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
-		-n "$total" >"$log/agent.log" 2>&1 &
+	start_server -n "$total"
+	agent agent.log -a 10.78.1.2 -n "$total" &
 	agent=$!
 	for i in $(seq "$k"); do
-		timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-			-g 10.78.1.2 -n "$per" -f 16 >"$log/client$i.log" 2>&1 &
+		client client$i.log -g 10.78.1.2 -n "$per" -f 16 &
 		pids="$pids $!"
 	done
 	for i in $pids; do wait "$i" || clients_rc=1; done
@@ -173,7 +195,7 @@ run_clients() {
 	ok "$k clients: server processed $total requests, every payload intact" \
 		'[ $server_rc = 0 ] &&
 		 grep -q "^accdirect-server: $total requests processed, 0 bad.*, $k clients$" "$log/server.log"'
-	sed -n "s/^accdirect-\(.*\)/# $k clients: \1/p" "$log"/client*.log "$log"/agent.log \
+	summary "$k clients" "$log"/client*.log "$log"/agent.log \
 		"$log"/server.log
 }
 
@@ -183,12 +205,8 @@ run_cpu() {
 	local server client_rc server_rc
 
 	rm -f "$log"/*.log
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$count" -c 10.78.2.1 \
-		>"$log/server.log" 2>&1 &
-	server=$!
-	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
-	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-		-g 10.78.2.1 -n "$count" >"$log/client.log" 2>&1
+	start_server -n "$count" -c 10.78.2.1
+	client client.log -g 10.78.2.1 -n "$count"
 	client_rc=$?
 	wait "$server"; server_rc=$?
 
@@ -201,7 +219,7 @@ run_cpu() {
 	ok "dlb-lib: server processed $count requests, every payload intact, no agent" \
 		'[ $server_rc = 0 ] &&
 		 grep -q "^accdirect-server: $count requests processed, 0 bad.*, 1 agents, 1 clients$" "$log/server.log"'
-	sed -n "s/^accdirect-\(.*\)/# dlb-lib: \1/p" "$log"/client.log "$log"/server.log
+	summary "dlb-lib" "$log"/client.log "$log"/server.log
 }
 
 # run_priority: two clients on one agent, one asking for QE priority 0
@@ -225,18 +243,12 @@ run_priority() {
 	local server agent agent_rc server_rc c0 c6 rc0 rc6 p0 p6 total=$((2 * fcount))
 
 	rm -f "$log"/*.log
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$total" -F 2000 \
-		>"$log/server.log" 2>&1 &
-	server=$!
-	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
-	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 \
-		-a 10.78.1.2 -n "$total" >"$log/agent.log" 2>&1 &
+	start_server -n "$total" -F 2000
+	agent agent.log -a 10.78.1.2 -n "$total" &
 	agent=$!
-	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-		-g 10.78.1.2 -n "$fcount" -P 0 >"$log/client0.log" 2>&1 &
+	client client0.log -g 10.78.1.2 -n "$fcount" -P 0 &
 	c0=$!
-	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-		-g 10.78.1.2 -n "$fcount" -P 6 >"$log/client6.log" 2>&1 &
+	client client6.log -g 10.78.1.2 -n "$fcount" -P 6 &
 	c6=$!
 	wait "$c0"; rc0=$?
 	wait "$c6"; rc6=$?
@@ -257,7 +269,7 @@ run_priority() {
 	ok "priority: the priority-0 client took less than 0.8 of the priority-6 client's time" \
 		'[ -n "$p0" ] && [ -n "$p6" ] && awk -v a="$p0" -v b="$p6" "BEGIN { exit !(a < 0.8 * b) }"'
 	echo "# priority: ${p0:-?} s at priority 0, ${p6:-?} s at priority 6 (ratio $(awk -v a="${p0:-0}" -v b="${p6:-1}" 'BEGIN { printf "%.2f", a / b }'))"
-	sed -n "s/^accdirect-\(.*\)/# priority: \1/p" "$log"/client0.log "$log"/client6.log \
+	summary "priority" "$log"/client0.log "$log"/client6.log \
 		"$log"/agent.log "$log"/server.log
 }
 
@@ -279,15 +291,10 @@ run_next() {
 	    -e "s/^\( *\)\({ \"name\": \"w1\", .*\)$/\1\2,\n\1{ \"name\": \"sink\", \"cq_depth\": 64, \"links\": [ \"stage2\" ] }/" \
 	    "$log/spec.json" >"$log/next.json"
 	"$ctl" apply "$log/next.json" >"$log/apply.log" 2>&1 || cat "$log/apply.log" >&2
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$fcount" -F 50 \
-		-x stage2:sink >"$log/server.log" 2>&1 &
-	server=$!
-	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
-	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 \
-		-a 10.78.1.2 -n "$fcount" >"$log/agent.log" 2>&1 &
+	start_server -n "$fcount" -F 50 -x stage2:sink
+	agent agent.log -a 10.78.1.2 -n "$fcount" &
 	agent=$!
-	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-		-g 10.78.1.2 -n "$fcount" >"$log/client.log" 2>&1
+	client client.log -g 10.78.1.2 -n "$fcount"
 	client_rc=$?
 	wait "$agent"; agent_rc=$?
 	wait "$server"; server_rc=$?
@@ -312,7 +319,7 @@ run_next() {
 			 grep -q "^accdirect-server: next stage stage2: $fcount requests forwarded, $fcount answered by sink" "$log/server.log" &&
 			 [ -n "$ooo" ] && [ "$ooo" -gt 0 ]'
 	fi
-	sed -n "s/^accdirect-\(.*\)/# next stage, $sched: \1/p" "$log"/client.log \
+	summary "next stage, $sched" "$log"/client.log \
 		"$log"/agent.log "$log"/server.log
 }
 
@@ -328,17 +335,12 @@ run_atomic() {
 		what="CPU agent" agent_ip=10.78.2.1 cpu="-c 10.78.2.1"
 	fi
 	rm -f "$log"/*.log
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -n "$fcount" -F 100 $cpu \
-		>"$log/server.log" 2>&1 &
-	server=$!
-	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	start_server -n "$fcount" -F 100 $cpu
 	if [ "$how" = rdma ]; then
-		timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 \
-			-a 10.78.1.2 -n "$fcount" >"$log/agent.log" 2>&1 &
+		agent agent.log -a 10.78.1.2 -n "$fcount" &
 		agent=$!
 	fi
-	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-		-g "$agent_ip" -n "$fcount" -f "$flows" >"$log/client.log" 2>&1
+	client client.log -g "$agent_ip" -n "$fcount" -f "$flows"
 	client_rc=$?
 	[ "$how" = cpu ] || { wait "$agent"; agent_rc=$?; }
 	wait "$server"; server_rc=$?
@@ -353,7 +355,7 @@ run_atomic() {
 		 [ "$(grep -c "worker w[01] processed [1-9]" "$log/server.log")" = 2 ]'
 	ok "atomic queue, $what: no two requests of one flow handled at once by two workers" \
 		'grep -q "^accdirect-server: flow check: $fcount requests of $flows flows, 0 overlapping" "$log/server.log"'
-	sed -n "s/^accdirect-\(.*\)/# atomic, $what: \1/p" "$log"/client.log \
+	summary "atomic, $what" "$log"/client.log \
 		"$log"/agent.log "$log"/server.log 2>/dev/null
 }
 
@@ -373,10 +375,7 @@ run_crash() {
 	local alive=0 once=x twice=x spent=y reclaimed total pool
 
 	rm -f "$log"/*.log
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -p agent,agent2 \
-		>"$log/server.log" 2>&1 &
-	server=$!
-	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
+	start_server -p agent,agent2
 	# Not under timeout(1): $! is the agent itself (ip netns exec execs
 	# it).  Portions of 127 credits: the agent spends up to 32 a round, so
 	# its cache is empty only when a sum of portions is a multiple of 32
@@ -385,8 +384,7 @@ run_crash() {
 	ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 -q 127 \
 		>"$log/agent.log" 2>&1 &
 	agent=$!
-	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-		-g 10.78.1.2 -n 10000000 -W 5 >"$log/client1.log" 2>&1 &
+	client client1.log -g 10.78.1.2 -n 10000000 -W 5 &
 	client=$!
 	# mid-run: 3 s after the client's first requests went out
 	for _ in $(seq 100); do grep -q "window of" "$log/client1.log" && break; sleep 0.2; done
@@ -395,11 +393,9 @@ run_crash() {
 	kill -KILL "$agent"
 	wait "$agent"
 	# the second agent listens where the first did
-	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
-		-n "$fcount" >"$log/agent2.log" 2>&1 &
+	agent agent2.log -a 10.78.1.2 -n "$fcount" &
 	agent2=$!
-	timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-		-g 10.78.1.2 -n "$fcount" >"$log/client2.log" 2>&1
+	client client2.log -g 10.78.1.2 -n "$fcount"
 	client2_rc=$?
 	wait "$agent2"; agent2_rc=$?
 	wait "$client"; client_rc=$?
@@ -433,7 +429,7 @@ run_crash() {
 		'[ $server_rc = 0 ] && [ -n "$total" ] && [ "$pool" = "$total" ]'
 	echo "# crash: credit pool $pool of $total after the server's exit${pool:+ (short by $((total - pool)))}"
 	echo "# crash: the dead agent enqueued ${spent:-?} (its grant slot); its client got ${once:-?} answered once, ${twice:-?} twice; the server reclaimed ${reclaimed:-?} credits of it"
-	sed -n "s/^accdirect-\(.*\)/# crash: \1/p" "$log"/client1.log "$log"/agent.log \
+	summary "crash" "$log"/client1.log "$log"/agent.log \
 		"$log"/client2.log "$log"/agent2.log "$log"/server.log
 }
 
@@ -450,20 +446,14 @@ run_shared() {
 
 	rm -f "$log"/*.log
 	ip -n accd-agent addr add 10.78.1.3/24 dev eth0 2>/dev/null
-	timeout 700 "$bin/accdirect-server" -a 0.0.0.0 -d "$dev" -p agent,agent2,agent3 \
-		-c 10.78.2.1 -n $((3 * fcount)) >"$log/server.log" 2>&1 &
-	server=$!
-	for _ in $(seq 50); do grep -q listening "$log/server.log" && break; sleep 0.2; done
-	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.2 \
-		-n "$fcount" >"$log/agent1.log" 2>&1 &
+	start_server -p agent,agent2,agent3 -c 10.78.2.1 -n $((3 * fcount))
+	agent agent1.log -a 10.78.1.2 -n "$fcount" &
 	a1=$!
-	timeout 700 ip netns exec accd-agent "$bin/accdirect-agent" -s 10.78.1.1 -a 10.78.1.3 \
-		-n "$fcount" >"$log/agent2.log" 2>&1 &
+	agent agent2.log -a 10.78.1.3 -n "$fcount" &
 	a2=$!
 	i=1
 	for p in 10.78.1.2 10.78.1.3 10.78.2.1; do
-		timeout 600 ip netns exec accd-client "$bin/accdirect-client" -s 10.78.2.1 \
-			-g "$p" -n "$fcount" >"$log/client$i.log" 2>&1 &
+		client client$i.log -g "$p" -n "$fcount" &
 		pids="$pids $!"
 		i=$((i + 1))
 	done
@@ -497,7 +487,7 @@ run_shared() {
 	}
 	END { if (n) printf "# shared: Jain'"'"'s fairness index of the %d clients'"'"' rates: %.3f\n", n, s * s / (n * q) }' \
 		"$log"/client1.log "$log"/client2.log "$log"/client3.log
-	sed -n "s/^accdirect-\(.*\)/# shared: \1/p" "$log"/client*.log "$log"/agent*.log \
+	summary "shared" "$log"/client*.log "$log"/agent*.log \
 		"$log"/server.log
 }
 

@@ -9,17 +9,7 @@
 # and links; a refused write must be explained in the kernel log when
 # dynamic debug is on for dlb2 (skipped on kernels without
 # CONFIG_DYNAMIC_DEBUG).  Prints TAP; skips without a DLB device.
-n=0 failed=0
-
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-		failed=1
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 echo "TAP version 13"
 bdf=$(basename "$(ls -d /sys/bus/pci/drivers/dlb2/0000:* 2>/dev/null | head -1)")

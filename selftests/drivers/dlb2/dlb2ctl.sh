@@ -13,17 +13,7 @@
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 ctl=$top/tools/dlb2ctl/dlb2ctl
 example=$top/tools/lib/dlb2/examples/pipeline.json
-n=0 failed=0
-
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-		failed=1
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 echo "TAP version 13"
 bdf=$(basename "$(ls -d /sys/bus/pci/drivers/dlb2/0000:* 2>/dev/null | head -1)")
