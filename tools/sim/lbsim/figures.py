@@ -253,12 +253,27 @@ def accdirect_fig13(out, nreq=20000, seed=1):
     return table
 
 
-def _plot13(path, table):
+def _two_panels():
+    """A figure of two panels side by side, reproducible SVG."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     matplotlib.rcParams["svg.hashsalt"] = "lbsim"
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10.4, 3.8))
+    return plt.subplots(1, 2, figsize=(10.4, 3.8))
+
+
+def _finish(fig, path, title):
+    """Title, PATH.png and PATH.svg (no date: the same bytes each run)."""
+    import matplotlib.pyplot as plt
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path + ".png", dpi=110)
+    fig.savefig(path + ".svg", metadata={"Date": None})
+    plt.close(fig)
+
+
+def _plot13(path, table):
+    fig, (a, b) = _two_panels()
     keys = sorted({(r["rule"], r["depth"]) for r in table})
     for rule, k in keys:
         rs = [r for r in table if r["rule"] == rule and r["depth"] == k]
@@ -272,12 +287,8 @@ def _plot13(path, table):
         ax.set_ylabel(yl)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle("AccDirect Fig. 13 analogue: atomic queue, 8 workers, "
-                 "100 ns, saturated", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path + ".png", dpi=110)
-    fig.savefig(path + ".svg", metadata={"Date": None})
-    plt.close(fig)
+    _finish(fig, path, "AccDirect Fig. 13 analogue: atomic queue, 8 workers, "
+            "100 ns, saturated")
 
 
 def accdirect_fig12(out, nreq=200000, seed=1):
@@ -329,11 +340,7 @@ def accdirect_fig12(out, nreq=200000, seed=1):
 
 
 def _plot12(path, a, b):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    matplotlib.rcParams["svg.hashsalt"] = "lbsim"
-    fig, (x, y) = plt.subplots(1, 2, figsize=(10.4, 3.8))
+    fig, (x, y) = _two_panels()
     keys = sorted({(r["rule"], r["depth"], r["load"], r["levels"])
                    for r in a})
     for rule, k, load, lv in keys:
@@ -356,12 +363,8 @@ def _plot12(path, a, b):
     y.set_ylabel("mean latency (us)")
     y.legend(fontsize=7)
     y.grid(alpha=0.3)
-    fig.suptitle("AccDirect Fig. 12 analogue: strict priority over 4 "
-                 "levels, 8 workers, 100 ns (queueing model)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path + ".png", dpi=110)
-    fig.savefig(path + ".svg", metadata={"Date": None})
-    plt.close(fig)
+    _finish(fig, path, "AccDirect Fig. 12 analogue: strict priority over 4 "
+            "levels, 8 workers, 100 ns (queueing model)")
 
 
 FIGURES = {"turbo-fig2": turbo_fig2, "accdirect-fig10": accdirect_fig10,
