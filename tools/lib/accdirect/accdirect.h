@@ -27,7 +27,7 @@
  * success and a negative errno on failure.  See README.md.
  *
  * Link with libaccdirect.a, libdlb2_rdma.a and libdlb2.a (the server), then
- * -lrdmacm -libverbs -pthread.
+ * -lrdmacm -libverbs -pthread.  C and C++ (tests/test-cxx.cc).
  */
 #ifndef LIBACCDIRECT_H
 #define LIBACCDIRECT_H
@@ -38,6 +38,10 @@
 #include <infiniband/verbs.h>
 
 #include "libdlb2_rdma.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define ACCD_SERVER_PORT	7480	/* the server, for agents and clients */
 #define ACCD_AGENT_PORT		7481	/* the agent, for clients */
@@ -971,5 +975,9 @@ int accd_client_agent_status(const struct accd_client *c);
 /* Requests whose metadata was posted to the agent's ring. */
 uint64_t accd_client_meta_sent(const struct accd_client *c);
 void accd_client_close(struct accd_client *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* LIBACCDIRECT_H */
