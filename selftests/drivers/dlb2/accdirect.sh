@@ -53,7 +53,8 @@ fcount=${DLB2_ACCDIRECT_FLOW_REQUESTS:-$((count < 20000 ? count : 20000))}
 flows=3
 log=$(mktemp -d)
 . "$(dirname "$0")/tap.sh"
-# the programs' logs with a failed case
+# the programs' logs with a failed case (tap.sh calls it)
+# shellcheck disable=SC2317
 tap_on_failure() {
 	sed 's/^/# /' "$log"/*.log
 }

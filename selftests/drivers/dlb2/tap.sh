@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034  # n and failed: the sourcing script's
 #
 # TAP for the dlb2 shell kselftests (sourced by accdirect.sh, dlb2ctl.sh
 # and dlb2_observe.sh; installed beside them through TEST_FILES).
