@@ -67,12 +67,15 @@ void dlb2_hw_sn_modes(struct dlb2 *dlb2)
 		    FIELD_PREP(DLB2_RO_GRP_SN_MODE_1, dlb2->res.sn_mode[1]));
 }
 
-/* 6.2: the domain's credit pools. */
+/*
+ * 6.2: the domain's credit pools.  DLB 2.5 has one pool: dlb2/desc.c folds
+ * the directed credits into @ldb there and passes @dir as 0.
+ */
 void dlb2_hw_domain_credits(struct dlb2 *dlb2, unsigned int dom, u32 ldb,
 			    u32 dir)
 {
 	if (dlb2->ver == DLB2_HW_V2_5) {
-		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_VAS_CRD(dlb2->ver, dom), ldb + dir);
+		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_VAS_CRD(dlb2->ver, dom), ldb);
 	} else {
 		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_LDB_VAS_CRD(dlb2->ver, dom), ldb);
 		dlb2_csr_wr(dlb2, DLB2_CHP_CFG_DIR_VAS_CRD(dlb2->ver, dom), dir);
@@ -218,13 +221,16 @@ void dlb2_hw_dir_port(struct dlb2 *dlb2, unsigned int dom,
 }
 
 /*
- * CQ interrupt (8.1): fires on vector 1 once an armed CQ holds at least one
- * QE.  Configuring does not arm; user space arms with the ARM command.
+ * CQ interrupt (8.1): fires on MSI-X vector DLB2_INT_CQ once an armed CQ
+ * holds at least one QE.  In compressed mode every CQ's interrupt comes on
+ * that vector, whatever VECTOR holds; VECTOR is 0, as the public drivers
+ * write it (facts 1.4).  Configuring does not arm; user space arms with the
+ * ARM command.
  */
 void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
 		       bool on)
 {
-	u32 isr = on ? FIELD_PREP(DLB2_CQ_ISR_VECTOR, DLB2_INT_CQ) |
+	u32 isr = on ? FIELD_PREP(DLB2_CQ_ISR_VECTOR, 0) |
 		       FIELD_PREP(DLB2_CQ_ISR_EN_CODE, DLB2_CQ_ISR_EN_MSIX) : 0;
 	u32 enb = on ? DLB2_CQ_INT_ENB_EN_DEPTH : 0;
 	unsigned int p = port->id;
