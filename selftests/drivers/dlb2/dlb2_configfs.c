@@ -675,7 +675,13 @@ static const struct csr
 	chp_dir_cq_int_enb = { 0x40380000, 0x40400000 },
 	lsp_cq2priov = { 0xa0000000, 0x90000000 },
 	chp_cfg_dir_vas_crd = { 0x40000000, 0x40000000 },
-	chp_cfg_ldb_vas_crd = { 0x40080000, 0x40080000 };
+	chp_cfg_ldb_vas_crd = { 0x40080000, 0x40080000 },
+	sys_ldb_qid_its = { 0x10000f54, 0x10000f54 },
+	sys_dir_qid_its = { 0x10000f64, 0x10000f64 },
+	lsp_qid_ldb_infl_lim = { 0xa0d80000, 0x90f00000 },
+	sys_ldb_cq_pasid = { 0x10000fa0, 0x10000f9c },
+	sys_dir_cq_pasid = { 0x10000fe0, 0x10000fdc },
+	sys_dir_cq_fmt = { 0x10000fec, 0x10000fec };
 
 /*
  * A CSR, read through a raw mapping of BAR2; a kernel that refuses the
@@ -762,6 +768,11 @@ TEST_F(cfs, knobs_reach_hardware)
 	EXPECT_EQ(2u, REG(sys_ldb_qid_cfg_v, iq1));		/* FID only */
 	EXPECT_EQ(3u, REG(sys_ldb_qid_cfg_v, iq2));		/* SN + FID */
 	EXPECT_EQ(2u, REG(chp_ord_qid_sn_map, iq2) & 7);	/* 256 SNs */
+	/* at most its SNs inflight; a queue without SNs the history list */
+	EXPECT_EQ(256u, REG(lsp_qid_ldb_infl_lim, iq2));
+	EXPECT_EQ(2048u, REG(lsp_qid_ldb_infl_lim, iq1));
+	EXPECT_EQ(0u, REG(sys_ldb_qid_its, iq1));		/* no timestamps */
+	EXPECT_EQ(0u, REG(sys_dir_qid_its, idq));
 	EXPECT_EQ(0u, REG(sys_ldb_qid_cfg_v, iq3));
 	EXPECT_EQ(0u, REG(lsp_qid_aqed_active_lim, iq3));
 	EXPECT_EQ(9u, REG(lsp_qid_dir_depth_thrsh, idq));
@@ -770,6 +781,9 @@ TEST_F(cfs, knobs_reach_hardware)
 	EXPECT_EQ(4u, REG(chp_ldb_cq_tkn_depth_sel, ip2));	/* 64 */
 	EXPECT_EQ(6u, REG(chp_dir_cq_tkn_depth_sel, idp));	/* 256 */
 	EXPECT_EQ(40u, REG(lsp_cq_ldb_infl_lim, ip1));
+	EXPECT_EQ(0u, REG(sys_ldb_cq_pasid, ip1));		/* the PF's, no PASID */
+	EXPECT_EQ(0u, REG(sys_dir_cq_pasid, idp));
+	EXPECT_EQ(0u, REG(sys_dir_cq_fmt, idp));		/* not KEEP_PF_PPID */
 	EXPECT_EQ(39u, REG(chp_hist_list_lim, ip1) - REG(chp_hist_list_base, ip1));
 	EXPECT_EQ(128u, REG(lsp_cq_ldb_infl_lim, ip2));	/* 2 x 64 */
 	EXPECT_EQ(2u, REG(chp_ldb_cq_int_enb, ip1));
