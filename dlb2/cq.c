@@ -5,79 +5,103 @@
  * after its consumer went) and its death at revocation.
  *
  * CQ memory.  The device writes the ring and the consumer reads it through
- * its mapping.  The same pages serve the port's next opener (after
- * dlb2_port_release_cq()), so no reference to them may outlive the file:
- * the fault handler (port.c) maps them as PFNs (VM_IO | VM_PFNMAP) without
- * a page reference, which get_user_pages() refuses (no vmsplice(), RDMA
- * registration or O_DIRECT of the ring).  A mapping holds the file, the
- * file the port, and the port the pages, freed when the port object goes
- * (its last file closed), so they outlive every mapping.  They are split
- * (split_page()) so that each is freed on its own.  The device's mapping
- * (dma_map_page()) ends earlier, at domain teardown, while the device is
- * still there.  The DLB is part of x86 server processors, whose DMA is
- * cache-coherent: the consumer polls the ring without syncs, and the
- * driver's own writes (resets) are followed by a sync for the device.
+ * its mapping, without syncs, so the ring comes from the coherent DMA API
+ * (dma_alloc_attrs()): it works where streaming mappings are bounced
+ * (swiotlb=force, SEV and TDX guests, whose coherent memory is shared with
+ * the device).  DMA_ATTR_FORCE_CONTIGUOUS keeps it one physically
+ * contiguous block, which dma_mmap_attrs() maps into user space with
+ * remap_pfn_range() (VM_IO | VM_PFNMAP, in the pgprot the DMA API needs:
+ * decrypted in a confidential guest): get_user_pages() refuses such a
+ * mapping, so nothing can pin the ring (no vmsplice(), RDMA registration
+ * or O_DIRECT of it), since the same ring serves the port's next opener
+ * (after dlb2_port_release_cq()).  The ring is freed at domain teardown
+ * (dlb2_port_cq_free()), while the device is still there and after the
+ * revocation (dlb2_port_kill()) zapped every mapping of it and made new
+ * ones fail; a port that outlives its domain (its file still open) has no
+ * ring.  The driver's own writes (resets) need no sync.
  *
  * Locks: dlb2.h, "Locking".
  */
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
-#include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "domain.h"
 #include "hw.h"
 
+/* One contiguous block, so that dma_mmap_attrs() maps it as PFNs. */
+#define DLB2_CQ_DMA_ATTRS	DMA_ATTR_FORCE_CONTIGUOUS
+
 /**
- * dlb2_port_cq_alloc() - allocate and map the CQ ring of a new port
+ * dlb2_port_cq_alloc() - allocate the CQ ring of a new port
  * @port: the port; @port->cq_entries set
  * @dev: the device that writes the ring
  *
- * Return: 0 or -ENOMEM.  The pages go with the port (dlb2_port_put()).
+ * Return: 0 or -ENOMEM.  The ring goes with dlb2_port_cq_free().
  */
 int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev)
 {
-	unsigned int order = get_order(dlb2_port_cq_map_size(port));
-	struct page *pages;
-
-	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
-	if (!pages)
-		return -ENOMEM;
-	split_page(pages, order);
-	port->cq_pages = pages;
-	port->cq_va = page_address(pages);
-	port->cq_dma = dma_map_page(dev, pages, 0, dlb2_port_cq_map_size(port),
-				    DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(dev, port->cq_dma)) {
-		port->cq_dma = 0;
-		return -ENOMEM;
-	}
-	return 0;
+	port->cq_va = dma_alloc_attrs(dev, dlb2_port_cq_map_size(port),
+				      &port->cq_dma, GFP_KERNEL,
+				      DLB2_CQ_DMA_ATTRS);
+	return port->cq_va ? 0 : -ENOMEM;
 }
 
 /**
- * dlb2_port_cq_unmap() - end the device's access to the CQ ring
- * @port: a port whose CQ the device no longer writes (torn down)
+ * dlb2_port_cq_free() - free the CQ ring: the device no longer writes it
+ * @port: a port torn down (its CQ disabled), killed if it was ever enabled
  * @dev: the device
  */
-void dlb2_port_cq_unmap(struct dlb2_port *port, struct device *dev)
+void dlb2_port_cq_free(struct dlb2_port *port, struct device *dev)
 {
-	if (!port->cq_dma)
+	if (!port->cq_va)
 		return;
-	dma_unmap_page(dev, port->cq_dma, dlb2_port_cq_map_size(port),
-		       DMA_BIDIRECTIONAL);
+	dma_free_attrs(dev, dlb2_port_cq_map_size(port), port->cq_va,
+		       port->cq_dma, DLB2_CQ_DMA_ATTRS);
+	port->cq_va = NULL;
 	port->cq_dma = 0;
+}
+
+/**
+ * dlb2_port_cq_mmap() - map the CQ ring into a user mapping
+ * @port: a live port; port->lock held
+ * @dev: the device
+ * @vma: the mapping, of exactly dlb2_port_cq_map_size() bytes
+ *
+ * Return: 0 or a negative errno.  The PTEs are all in place when it
+ * returns; dlb2_port_kill() zaps them.
+ */
+int dlb2_port_cq_mmap(struct dlb2_port *port, struct device *dev,
+		      struct vm_area_struct *vma)
+{
+	unsigned long pgoff = vma->vm_pgoff;
+	int ret;
+
+	lockdep_assert_held(&port->lock);
+	/*
+	 * Pages that get_user_pages() could pin would outlive the file: the
+	 * DMA API maps a vmalloc'ed buffer page by page (vm_map_pages()), a
+	 * contiguous one as PFNs.  On an error the core unmaps the vma.
+	 */
+	if (WARN_ON_ONCE(is_vmalloc_addr(port->cq_va)))
+		return -EIO;
+	/* The ring from its start; vm_pgoff names the region (port.c). */
+	vma->vm_pgoff = 0;
+	ret = dma_mmap_attrs(dev, vma, port->cq_va, port->cq_dma,
+			     dlb2_port_cq_map_size(port), DLB2_CQ_DMA_ATTRS);
+	vma->vm_pgoff = pgoff;
+	if (!ret && WARN_ON_ONCE(!(vma->vm_flags & VM_PFNMAP)))
+		ret = -EIO;
+	return ret;
 }
 
 static void port_free(struct kref *ref)
 {
 	struct dlb2_port *port = container_of(ref, struct dlb2_port, ref);
-	unsigned int i, pages = dlb2_port_cq_map_size(port) >> PAGE_SHIFT;
 
-	/* No mapping is left: each held a file, which held the port. */
-	for (i = 0; port->cq_pages && i < pages; i++)
-		__free_page(port->cq_pages + i);
+	/* Its ring went at teardown (dlb2_port_cq_free()). */
 	kfree(port);
 }
 
@@ -131,9 +155,6 @@ void dlb2_port_release_cq(struct dlb2_port *port)
 	dlb2_hw_port_drain_all(dlb2, port, &port->released);
 	dlb2_alarms_port_release(dlb2, port, stopped);
 	memset(port->cq_va, 0, dlb2_port_cq_map_size(port));
-	dma_sync_single_for_device(&dlb2->pdev->dev, port->cq_dma,
-				   dlb2_port_cq_map_size(port),
-				   DMA_BIDIRECTIONAL);
 	dlb2_hw_cq_reset(dlb2, port);
 	WRITE_ONCE(port->isr_wptr, 0);		/* as the device's, reset */
 	atomic_set(&port->irqs, 0);

@@ -100,7 +100,7 @@ static int setup_queues(struct dlb2 *dlb2, struct dlb2_domain *dom,
 
 static void free_port(struct dlb2 *dlb2, struct dlb2_port *port)
 {
-	dlb2_port_cq_unmap(port, &dlb2->pdev->dev);
+	dlb2_port_cq_free(port, &dlb2->pdev->dev);
 	dlb2_port_put(port);
 }
 

@@ -140,11 +140,9 @@ struct dlb2_queue {
  * @intr: CQ interrupt enabled
  * @cq_depth: configured CQ depth
  * @cq_entries: ring entries, max(cq_depth, 8)
- * @cq_pages: CQ ring: cq_map_size bytes of pages, each with its own count,
- *	       mapped to user space as PFNs, without a reference (cq.c);
- *	       freed with the port
- * @cq_va: CQ ring (kernel address)
- * @cq_dma: CQ ring (bus address), 0 once unmapped (dlb2_port_cq_unmap())
+ * @cq_va: CQ ring, dlb2_port_cq_map_size() bytes of coherent DMA memory
+ *	   (cq.c); NULL once freed at teardown (dlb2_port_cq_free())
+ * @cq_dma: CQ ring (bus address)
  * @hist_base: first history-list entry
  * @hist_size: history-list entries
  * @slot_queue: queue of each QID slot (load-balanced)
@@ -178,7 +176,6 @@ struct dlb2_port {
 	bool intr;
 	u32 cq_depth;
 	u32 cq_entries;
-	struct page *cq_pages;
 	void *cq_va;
 	dma_addr_t cq_dma;
 	u32 hist_base;
@@ -287,7 +284,9 @@ void dlb2_pending_work(struct work_struct *work);
 
 /* cq.c: the port object */
 int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev);
-void dlb2_port_cq_unmap(struct dlb2_port *port, struct device *dev);
+void dlb2_port_cq_free(struct dlb2_port *port, struct device *dev);
+int dlb2_port_cq_mmap(struct dlb2_port *port, struct device *dev,
+		      struct vm_area_struct *vma);
 void dlb2_port_put(struct dlb2_port *port);
 void dlb2_port_cq_resume(struct dlb2_port *port);
 void dlb2_port_release_cq(struct dlb2_port *port);

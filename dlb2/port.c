@@ -113,7 +113,6 @@ static vm_fault_t port_fault(struct vm_fault *vmf)
 	struct vm_area_struct *vma = vmf->vma;
 	struct dlb2_port *port = vma->vm_private_data;
 	unsigned long region = vma->vm_pgoff << PAGE_SHIFT;
-	unsigned long off = vmf->address - vma->vm_start;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
 	/*
@@ -132,12 +131,6 @@ static vm_fault_t port_fault(struct vm_fault *vmf)
 						   dlb2_port_pp_offs(port)),
 					  pgprot_writecombine(vma->vm_page_prot));
 		break;
-	case DLB2_MMAP_CQ_OFFSET:
-		/* A PFN, no page reference: nothing can pin the ring. */
-		ret = vmf_insert_pfn(vma, vmf->address,
-				     page_to_pfn(port->cq_pages +
-						 (off >> PAGE_SHIFT)));
-		break;
 	case DLB2_MMAP_CREDIT_OFFSET:
 		/* The mapping's own reference; RDMA may pin it. */
 		ret = vmf_insert_page(vma, vmf->address,
@@ -151,6 +144,19 @@ out:
 
 static const struct vm_operations_struct port_vm_ops = {
 	.fault = port_fault,
+};
+
+/*
+ * The CQ ring's mapping has every PTE from mmap() on (dlb2_port_cq_mmap());
+ * a fault comes only after dlb2_port_kill() zapped them.
+ */
+static vm_fault_t port_cq_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct port_cq_vm_ops = {
+	.fault = port_cq_fault,
 };
 
 /* The port whose producer port @vma maps, or NULL; mmap lock held. */
@@ -252,7 +258,6 @@ static int port_mmap(struct file *file, struct vm_area_struct *vma)
 			ret = -EINVAL;
 		deny |= VM_WRITE;
 		clear |= VM_MAYWRITE;
-		dlb2_vm_flags_set(vma, VM_IO | VM_PFNMAP);
 		break;
 	case DLB2_MMAP_CREDIT_OFFSET:
 		if (size != DLB2_CREDIT_PAGE_SIZE)
@@ -271,8 +276,14 @@ static int port_mmap(struct file *file, struct vm_area_struct *vma)
 		goto out;
 	dlb2_vm_flags_clear(vma, clear);
 	dlb2_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-	vma->vm_ops = &port_vm_ops;
 	vma->vm_private_data = port;
+	if (off == DLB2_MMAP_CQ_OFFSET) {
+		/* remap_pfn_range() sets VM_IO | VM_PFNMAP */
+		vma->vm_ops = &port_cq_vm_ops;
+		ret = dlb2_port_cq_mmap(port, &port->dlb2->pdev->dev, vma);
+	} else {
+		vma->vm_ops = &port_vm_ops;
+	}
 out:
 	mutex_unlock(&port->lock);
 	return ret;
