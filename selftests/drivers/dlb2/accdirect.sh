@@ -315,10 +315,12 @@ run_next() {
 		ok "next stage, ordered queue: the sink got every request in its client's order" \
 			'[ "$ooo" = 0 ]'
 	else
-		ok "next stage, unordered queue (control): the sink got $fcount requests, ${ooo:-?} out of order" \
+		# The count varies from run to run: a comment, not the name.
+		ok "next stage, unordered queue (control): the sink got $fcount requests, some out of order" \
 			'[ $client_rc = 0 ] && [ $server_rc = 0 ] &&
 			 grep -q "^accdirect-server: next stage stage2: $fcount requests forwarded, $fcount answered by sink" "$log/server.log" &&
 			 [ -n "$ooo" ] && [ "$ooo" -gt 0 ]'
+		echo "# next stage, unordered queue: ${ooo:-?} of $fcount out of their client's order"
 	fi
 	summary "next stage, $sched" "$log"/client.log \
 		"$log"/agent.log "$log"/server.log
