@@ -957,8 +957,12 @@ static void write_illegal(struct dlb2_port *p, unsigned int n)
 
 /*
  * Bursts of illegal HCWs from port @name of domain @dom until the driver's
- * cut-off (ingress_alarms reads 0) or 20 s, counted in *@bursts.  Return: 0
- * at the cut-off, else the alarms a second the port raised meanwhile (at
+ * cut-off (ingress_alarms reads 0) or 20 s, counted in *@bursts; or 3 s,
+ * where the port raised fewer than 500 alarms a second by then (half the
+ * cut-off's rate: no second of the 17 left would pass it; under one TCG
+ * thread the rate is about 250, and the two storms that skip there took
+ * 40 s of each run of dlb2_lifecycle on Debian's kernels).  Return: 0 at
+ * the cut-off, else the alarms a second the port raised meanwhile (at
  * least 1).
  */
 static long storm_until_cut_off(const char *pci, const char *dom,
@@ -966,9 +970,14 @@ static long storm_until_cut_off(const char *pci, const char *dom,
 				unsigned int *bursts)
 {
 	long before = dstat(pci, dom, "port", name, "alarms");
-	long long start = dlb2_now_ms(), end = start + 20000;
+	long long start = dlb2_now_ms(), end = start + 20000, now;
 
-	while (read_num(pci, "ingress_alarms") == 1 && dlb2_now_ms() < end) {
+	while (read_num(pci, "ingress_alarms") == 1 &&
+	       (now = dlb2_now_ms()) < end) {
+		if (now - start >= 3000 &&
+		    (dstat(pci, dom, "port", name, "alarms") - before) * 1000 <
+		    500 * (now - start))
+			break;
 		write_illegal(p, 64);
 		(*bursts)++;
 	}
@@ -1073,7 +1082,7 @@ TEST_F_TIMEOUT(lc, alarm_storm_stops_only_its_domain, 180)
 		SKIP(return, "%ld alarms a second here, fewer than the cut-off's 1000", rate);
 	}
 	ASSERT_EQ(0, rate) {
-		TH_LOG("no cut-off within 20 s at %ld alarms a second", rate);
+		TH_LOG("no cut-off at %ld alarms a second", rate);
 	}
 	storm_settle(self->pci);
 	TH_LOG("cut-off after %u HCWs; A's port counted %ld alarms",
@@ -1127,7 +1136,7 @@ TEST_F_TIMEOUT(lc, alarm_storm_stops_only_its_domain, 180)
 		SKIP(return, "%ld alarms a second here, fewer than the cut-off's 1000", rate);
 	}
 	ASSERT_EQ(0, rate) {
-		TH_LOG("no cut-off within 20 s at %ld alarms a second", rate);
+		TH_LOG("no cut-off at %ld alarms a second", rate);
 	}
 	dlb2_port_close(a);
 	EXPECT_EQ(1, dstat(self->pci, DOM_A, "port", "a", "released"));
@@ -1170,7 +1179,7 @@ TEST_F_TIMEOUT(lc, stopped_domain_disabled_with_a_qe_drains, 180)
 		SKIP(return, "%ld alarms a second here, fewer than the cut-off's 1000", rate);
 	}
 	ASSERT_EQ(0, rate) {
-		TH_LOG("no cut-off within 20 s at %ld alarms a second", rate);
+		TH_LOG("no cut-off at %ld alarms a second", rate);
 	}
 	ASSERT_EQ(0, dlb2_domain_disable(self->dev, DOM_A));
 	EXPECT_EQ(1, read_num(self->pci, "ingress_alarms"));
