@@ -43,7 +43,8 @@
 # forwarding every request to a second queue whose sink answers them in
 # arrival order: none out of its client's order; with the queue unordered
 # (the control) some are.
-# Prints TAP; skips without a DLB or the programs, and a run without
+# DLB2_ACCDIRECT_CASES chooses groups of these cases (below; all by
+# default).  Prints TAP; skips without a DLB or the programs, and a run without
 # peermem_dlb or without dma-buf MRs on rxe.
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 bin=$top/tools/accdirect
@@ -72,7 +73,27 @@ if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
 	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
 	exit 4
 fi
-echo "1..34"
+# DLB2_ACCDIRECT_CASES: the groups of cases to run (all by default), each
+# with its results: peermem 3, dmabuf 3, clients 3, dlb-lib 3, crash 4,
+# shared 3, priority 3, atomic 7 (its set-up too), next 4; the set-up is
+# always one more.
+all_cases="peermem dmabuf clients dlb-lib crash shared priority atomic next"
+cases=${DLB2_ACCDIRECT_CASES:-$all_cases}
+plan=1
+for c in $cases; do
+	case $c in
+	peermem|dmabuf|clients|dlb-lib|shared|priority) plan=$((plan + 3)) ;;
+	crash|next) plan=$((plan + 4)) ;;
+	atomic) plan=$((plan + 7)) ;;
+	*) echo "Bail out! DLB2_ACCDIRECT_CASES: no group '$c' (groups: $all_cases)"; exit 1 ;;
+	esac
+done
+# want GROUP: GROUP is among those to run
+want() {
+	case " $cases " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+echo "1..$plan"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
 trap 'net_down; "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1; rm -rf "$log"' EXIT
@@ -494,25 +515,35 @@ run_shared() {
 		"$log"/server.log
 }
 
-if [ -d /sys/kernel/peermem_dlb ]; then
+mrs=
+[ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms || mrs=no
+if ! want peermem; then
+	:
+elif [ -d /sys/kernel/peermem_dlb ]; then
 	run peermem "peer memory"
 else
 	skip3 "peermem: peermem_dlb not loaded (needs the peer-memory interface: patches/linux)"
 fi
 # rxe takes dma-buf MRs with patch 5 of patches/linux (and user space with
 # patches/rdma-core, which run-selftests puts on LD_LIBRARY_PATH).
-if grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+if ! want dmabuf; then
+	:
+elif grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
 	run dmabuf "its dma-buf"
 else
 	skip3 "dmabuf: rxe has no dma-buf MRs here (patch 5 of patches/linux and patches/rdma-core)"
 fi
-if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+if ! want clients; then
+	:
+elif [ -z "$mrs" ]; then
 	run_clients 2
 else
 	skip3 "2 clients: neither peer memory nor dma-buf MRs on rxe"
 fi
-run_cpu
-if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+want dlb-lib && run_cpu
+if ! want crash; then
+	:
+elif [ -z "$mrs" ]; then
 	run_crash
 else
 	for _ in 1 2 3 4; do
@@ -520,26 +551,40 @@ else
 		echo "ok $n # SKIP crash: neither peer memory nor dma-buf MRs on rxe"
 	done
 fi
-if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+if ! want shared; then
+	:
+elif [ -z "$mrs" ]; then
 	run_shared
-	run_priority
 else
 	skip3 "shared pool: neither peer memory nor dma-buf MRs on rxe"
+fi
+if ! want priority; then
+	:
+elif [ -z "$mrs" ]; then
+	run_priority
+else
 	skip3 "priority: neither peer memory nor dma-buf MRs on rxe"
 fi
 
-# The same domain with its queue atomic.
-ok "set-up: the domain again, its queue atomic" \
-	'"$ctl" destroy -d "$dev" accdirect &&
-	 sed "s/\"unordered\"/\"atomic\"/" "$log/spec.json" >"$log/atomic.json" &&
-	 grep -q "\"sched\": \"atomic\"" "$log/atomic.json" && "$ctl" apply "$log/atomic.json"'
-if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+# The same domain with its queue atomic (run_next applies its own).
+if want atomic; then
+	ok "set-up: the domain again, its queue atomic" \
+		'"$ctl" destroy -d "$dev" accdirect &&
+		 sed "s/\"unordered\"/\"atomic\"/" "$log/spec.json" >"$log/atomic.json" &&
+		 grep -q "\"sched\": \"atomic\"" "$log/atomic.json" && "$ctl" apply "$log/atomic.json"'
+fi
+if ! want atomic; then
+	:
+elif [ -z "$mrs" ]; then
 	run_atomic rdma
+	run_atomic cpu
 else
 	skip3 "atomic queue, agent: neither peer memory nor dma-buf MRs on rxe"
+	run_atomic cpu
 fi
-run_atomic cpu
-if [ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+if ! want next; then
+	:
+elif [ -z "$mrs" ]; then
 	run_next ordered
 	run_next unordered
 else
