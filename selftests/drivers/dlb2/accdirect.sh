@@ -64,15 +64,6 @@ tap_on_failure() {
 . "$bin/soft-roce-net.sh"
 
 echo "TAP version 13"
-bdf=$(basename "$(ls -d /sys/bus/pci/drivers/dlb2/0000:* 2>/dev/null | head -1)")
-if [ -z "$bdf" ]; then
-	echo "1..0 # SKIP no DLB device bound to dlb2"
-	exit 4
-fi
-if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
-	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
-	exit 4
-fi
 # DLB2_ACCDIRECT_CASES: the groups of cases to run (all by default), each
 # with its results: peermem 3, dmabuf 3, clients 3, dlb-lib 3, crash 4,
 # shared 3, priority 3, atomic 7 (its set-up too), next 4; the set-up is
@@ -93,6 +84,15 @@ want() {
 	case " $cases " in *" $1 "*) return 0 ;; esac
 	return 1
 }
+bdf=$(basename "$(ls -d /sys/bus/pci/drivers/dlb2/0000:* 2>/dev/null | head -1)")
+if [ -z "$bdf" ]; then
+	echo "1..0 # SKIP no DLB device bound to dlb2"
+	exit 4
+fi
+if [ ! -x "$bin/accdirect-server" ] || [ ! -x "$ctl" ]; then
+	echo "1..0 # SKIP needs tools/accdirect and dlb2ctl built"
+	exit 4
+fi
 echo "1..$plan"
 dev=$(cat "/sys/bus/pci/devices/$bdf/dev_id")
 "$ctl" destroy -d "$dev" accdirect >/dev/null 2>&1
