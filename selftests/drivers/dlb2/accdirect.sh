@@ -515,81 +515,65 @@ run_shared() {
 		"$log"/server.log
 }
 
+# mrs: the producer port can be registered (peer memory or dma-buf MRs)
 mrs=
-[ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms || mrs=no
-if ! want peermem; then
-	:
-elif [ -d /sys/kernel/peermem_dlb ]; then
-	run peermem "peer memory"
-else
-	skip3 "peermem: peermem_dlb not loaded (needs the peer-memory interface: patches/linux)"
+[ -d /sys/kernel/peermem_dlb ] || grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms && mrs=1
+no_mrs="neither peer memory nor dma-buf MRs on rxe"
+if want peermem; then
+	if [ -d /sys/kernel/peermem_dlb ]; then
+		run peermem "peer memory"
+	else
+		skip3 "peermem: peermem_dlb not loaded (needs the peer-memory interface: patches/linux)"
+	fi
 fi
 # rxe takes dma-buf MRs with patch 5 of patches/linux (and user space with
 # patches/rdma-core, which run-selftests puts on LD_LIBRARY_PATH).
-if ! want dmabuf; then
-	:
-elif grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
-	run dmabuf "its dma-buf"
-else
-	skip3 "dmabuf: rxe has no dma-buf MRs here (patch 5 of patches/linux and patches/rdma-core)"
+if want dmabuf; then
+	if grep -qw rxe_reg_user_mr_dmabuf /proc/kallsyms; then
+		run dmabuf "its dma-buf"
+	else
+		skip3 "dmabuf: rxe has no dma-buf MRs here (patch 5 of patches/linux and patches/rdma-core)"
+	fi
 fi
-if ! want clients; then
-	:
-elif [ -z "$mrs" ]; then
-	run_clients 2
-else
-	skip3 "2 clients: neither peer memory nor dma-buf MRs on rxe"
+if want clients; then
+	if [ "$mrs" ]; then run_clients 2; else skip3 "2 clients: $no_mrs"; fi
 fi
-want dlb-lib && run_cpu
-if ! want crash; then
-	:
-elif [ -z "$mrs" ]; then
-	run_crash
-else
-	for _ in 1 2 3 4; do
-		n=$((n + 1))
-		echo "ok $n # SKIP crash: neither peer memory nor dma-buf MRs on rxe"
-	done
+if want dlb-lib; then
+	run_cpu
 fi
-if ! want shared; then
-	:
-elif [ -z "$mrs" ]; then
-	run_shared
-else
-	skip3 "shared pool: neither peer memory nor dma-buf MRs on rxe"
+if want crash; then
+	if [ "$mrs" ]; then
+		run_crash
+	else
+		for _ in 1 2 3 4; do
+			n=$((n + 1))
+			echo "ok $n # SKIP crash: $no_mrs"
+		done
+	fi
 fi
-if ! want priority; then
-	:
-elif [ -z "$mrs" ]; then
-	run_priority
-else
-	skip3 "priority: neither peer memory nor dma-buf MRs on rxe"
+if want shared; then
+	if [ "$mrs" ]; then run_shared; else skip3 "shared pool: $no_mrs"; fi
 fi
-
+if want priority; then
+	if [ "$mrs" ]; then run_priority; else skip3 "priority: $no_mrs"; fi
+fi
 # The same domain with its queue atomic (run_next applies its own).
 if want atomic; then
 	ok "set-up: the domain again, its queue atomic" \
 		'"$ctl" destroy -d "$dev" accdirect &&
 		 sed "s/\"unordered\"/\"atomic\"/" "$log/spec.json" >"$log/atomic.json" &&
 		 grep -q "\"sched\": \"atomic\"" "$log/atomic.json" && "$ctl" apply "$log/atomic.json"'
-fi
-if ! want atomic; then
-	:
-elif [ -z "$mrs" ]; then
-	run_atomic rdma
-	run_atomic cpu
-else
-	skip3 "atomic queue, agent: neither peer memory nor dma-buf MRs on rxe"
+	if [ "$mrs" ]; then run_atomic rdma; else skip3 "atomic queue, agent: $no_mrs"; fi
 	run_atomic cpu
 fi
-if ! want next; then
-	:
-elif [ -z "$mrs" ]; then
-	run_next ordered
-	run_next unordered
-else
-	skip3 "next stage, ordered queue: neither peer memory nor dma-buf MRs on rxe"
-	n=$((n + 1))
-	echo "ok $n # SKIP next stage, unordered queue: neither peer memory nor dma-buf MRs on rxe"
+if want next; then
+	if [ "$mrs" ]; then
+		run_next ordered
+		run_next unordered
+	else
+		skip3 "next stage, ordered queue: $no_mrs"
+		n=$((n + 1))
+		echo "ok $n # SKIP next stage, unordered queue: $no_mrs"
+	fi
 fi
 exit $failed
