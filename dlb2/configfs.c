@@ -12,9 +12,9 @@
  * subsystem's su_mutex, which configfs holds from make_group() to linking an
  * item and from unlinking it to drop_item(), before the device lock.
  *
- * Each dlb2_<N> directory has the device lock of its PCI function
- * (dlb2_cfs_dev.lock, dlb2.h "Locking"): every store, show and make/drop
- * below it takes that lock, under which dlb2_cfs_dev.dlb2 says whether
+ * Each dlb2_<N> directory uses the device lock of its PCI function
+ * (dlb2_function.lock, dlb2.h "Locking"): every store, show and make/drop
+ * below it takes that lock, under which dlb2_function.dlb2 says whether
  * (and which) device is bound.  Disabling a domain revokes its ports under
  * the lock and calls their P2P holders once the lock, and su_mutex, are
  * dropped.
@@ -30,12 +30,12 @@
  */
 #include <linux/configfs.h>
 #include <linux/ctype.h>
-#include <linux/idr.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
 
 #include "domain.h"
 #include "trace.h"
@@ -44,17 +44,13 @@
 #define DLB2_WHY_MAX		80	/* the reason of a refused write */
 
 /*
- * /sys/kernel/config/dlb2/dlb2_<N>, one per PCI function, created at its
- * first probe and kept until the module goes.
+ * /sys/kernel/config/dlb2/dlb2_<N>, one per PCI function, made at its
+ * first probe and kept until the module goes; in dlb2_cfs_devs at N.
  */
 struct dlb2_cfs_dev {
 	struct config_group group;
-	struct list_head node;		/* dlb2_cfs_devs, dlb2_cfs_devs_mutex */
-	struct mutex lock;		/* the device lock, see dlb2.h */
-	struct list_head domains;	/* under lock */
-	int id;
-	char pci_name[32];
-	struct dlb2 *dlb2;		/* under lock; NULL while unbound */
+	struct dlb2_function *fn;	/* its lock is the device lock */
+	struct list_head domains;	/* under fn->lock */
 };
 
 struct dlb2_cfs_domain {
@@ -99,8 +95,7 @@ struct dlb2_cfs_link {
 	u8 prio;
 };
 
-static LIST_HEAD(dlb2_cfs_devs);
-static DEFINE_IDA(dlb2_cfs_ida);
+static DEFINE_XARRAY(dlb2_cfs_devs);
 
 #define to_cfs(type, item) container_of(to_config_group(item), type, group)
 
@@ -146,7 +141,7 @@ static void item_path(struct config_item *item, char *buf, size_t len)
 
 /**
  * refused() - say why dlb2 refused a write, mkdir or rmdir
- * @dev: the dlb2_<N> directory; its device lock held (dev->dlb2 stable)
+ * @dev: the dlb2_<N> directory; its device lock held (dev->fn->dlb2 stable)
  * @item: the item written, or the group a mkdir was in
  * @err: the errno returned
  * @fmt: what was refused, and why
@@ -163,16 +158,16 @@ static __printf(4, 5) void refused(struct dlb2_cfs_dev *dev,
 	struct va_format vaf;
 	va_list args;
 
-	lockdep_assert_held(&dev->lock);
+	lockdep_assert_held(&dev->fn->lock);
 	item_path(item, path, sizeof(path));
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	if (dev->dlb2)
-		dev_dbg(&dev->dlb2->pdev->dev, "configfs %s: %pV (%pe)\n",
+	if (dev->fn->dlb2)
+		dev_dbg(&dev->fn->dlb2->pdev->dev, "configfs %s: %pV (%pe)\n",
 			path, &vaf, ERR_PTR(err));
 	else
-		pr_debug("dlb2 %s: configfs %s: %pV (%pe)\n", dev->pci_name,
+		pr_debug("dlb2 %s: configfs %s: %pV (%pe)\n", dev->fn->pci_name,
 			 path, &vaf, ERR_PTR(err));
 	va_end(args);
 }
@@ -249,7 +244,7 @@ static ssize_t prefix##attr##_store(struct config_item *item,		\
 	char val[33];							\
 	int ret;							\
 									\
-	mutex_lock(&dom->dev->lock);					\
+	mutex_lock(&dom->dev->fn->lock);					\
 	if (dom->hw) {							\
 		ret = -EBUSY;						\
 		strscpy(why, "the domain is enabled", sizeof(why));	\
@@ -259,7 +254,7 @@ static ssize_t prefix##attr##_store(struct config_item *item,		\
 	if (ret)							\
 		refused(dom->dev, item, ret, #attr " \"%s\": %s",	\
 			first_line(page, val, sizeof(val)), why);	\
-	mutex_unlock(&dom->dev->lock);					\
+	mutex_unlock(&dom->dev->fn->lock);					\
 	return ret ? ret : count;					\
 }
 
@@ -384,10 +379,10 @@ static ssize_t queue_id_show(struct config_item *item, char *page)
 	struct dlb2_cfs_queue *q = to_queue(item);
 	int id = -1;
 
-	mutex_lock(&q->dom->dev->lock);
+	mutex_lock(&q->dom->dev->fn->lock);
 	if (q->dom->hw && !q->removed)
 		id = q->dom->hw->queues[q->index].id;
-	mutex_unlock(&q->dom->dev->lock);
+	mutex_unlock(&q->dom->dev->fn->lock);
 	return sprintf(page, "%d\n", id);
 }
 
@@ -434,10 +429,10 @@ static struct config_group *queues_make(struct config_group *group,
 	int ret = check_name(name);
 
 	if (ret) {
-		mutex_lock(&dom->dev->lock);
+		mutex_lock(&dom->dev->fn->lock);
 		refused(dom->dev, &group->cg_item, ret, "mkdir %.40s: " NAME_RULE,
 			name);
-		mutex_unlock(&dom->dev->lock);
+		mutex_unlock(&dom->dev->fn->lock);
 		return ERR_PTR(ret);
 	}
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
@@ -450,18 +445,18 @@ static struct config_group *queues_make(struct config_group *group,
 		.depth_threshold = 256,
 		.atomic_inflights = 64,
 	};
-	mutex_lock(&dom->dev->lock);
+	mutex_lock(&dom->dev->fn->lock);
 	if (dom->hw) {
 		refused(dom->dev, &group->cg_item, -EBUSY,
 			"mkdir %s: the domain is enabled", name);
-		mutex_unlock(&dom->dev->lock);
+		mutex_unlock(&dom->dev->fn->lock);
 		kfree(q);
 		return ERR_PTR(-EBUSY);
 	}
 	/* After the check: it allocates a long name, which kfree(q) leaks. */
 	config_group_init_type_name(&q->group, name, &queue_type);
 	list_add_tail(&q->node, &dom->queues);
-	mutex_unlock(&dom->dev->lock);
+	mutex_unlock(&dom->dev->fn->lock);
 	return &q->group;
 }
 
@@ -469,10 +464,10 @@ static void queues_drop(struct config_group *group, struct config_item *item)
 {
 	struct dlb2_cfs_queue *q = to_queue(item);
 
-	mutex_lock(&q->dom->dev->lock);
+	mutex_lock(&q->dom->dev->fn->lock);
 	list_del(&q->node);
 	q->removed = true;
-	mutex_unlock(&q->dom->dev->lock);
+	mutex_unlock(&q->dom->dev->fn->lock);
 	config_item_put(item);
 }
 
@@ -558,7 +553,7 @@ static struct config_group *links_make(struct config_group *group,
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return ERR_PTR(-ENOMEM);
-	mutex_lock(&dom->dev->lock);
+	mutex_lock(&dom->dev->fn->lock);
 	q = find_queue(dom, name);
 	if (!q) {
 		ret = -ENOENT;
@@ -586,7 +581,7 @@ static struct config_group *links_make(struct config_group *group,
 	if (ret) {
 		refused(dom->dev, &group->cg_item, ret, "mkdir %s: %s", name,
 			why);
-		mutex_unlock(&dom->dev->lock);
+		mutex_unlock(&dom->dev->fn->lock);
 		kfree(link);
 		return ERR_PTR(ret);
 	}
@@ -595,7 +590,7 @@ static struct config_group *links_make(struct config_group *group,
 	config_item_get(&q->group.cg_item);
 	list_add_tail(&link->node, &port->links);
 	port->num_links++;
-	mutex_unlock(&dom->dev->lock);
+	mutex_unlock(&dom->dev->fn->lock);
 	config_group_init_type_name(&link->group, name, &link_type);
 	return &link->group;
 }
@@ -605,13 +600,13 @@ static void links_drop(struct config_group *group, struct config_item *item)
 	struct dlb2_cfs_link *link = to_link(item);
 	struct dlb2_cfs_port *port = link->port;
 
-	mutex_lock(&port->dom->dev->lock);
+	mutex_lock(&port->dom->dev->fn->lock);
 	if (port->dom->hw && !link->queue->removed)
 		dlb2_domain_unlink(port->dom->hw, port->index,
 				   link->queue->index);
 	list_del(&link->node);
 	port->num_links--;
-	mutex_unlock(&port->dom->dev->lock);
+	mutex_unlock(&port->dom->dev->fn->lock);
 	config_item_put(item);
 }
 
@@ -758,10 +753,10 @@ static ssize_t port_id_show(struct config_item *item, char *page)
 	struct dlb2_cfs_port *port = to_port(item);
 	int id = -1;
 
-	mutex_lock(&port->dom->dev->lock);
+	mutex_lock(&port->dom->dev->fn->lock);
 	if (port->dom->hw)
 		id = port->dom->hw->ports[port->index]->id;
-	mutex_unlock(&port->dom->dev->lock);
+	mutex_unlock(&port->dom->dev->fn->lock);
 	return sprintf(page, "%d\n", id);
 }
 
@@ -806,10 +801,10 @@ static struct config_group *ports_make(struct config_group *group,
 	int ret = check_name(name);
 
 	if (ret) {
-		mutex_lock(&dom->dev->lock);
+		mutex_lock(&dom->dev->fn->lock);
 		refused(dom->dev, &group->cg_item, ret, "mkdir %.40s: " NAME_RULE,
 			name);
-		mutex_unlock(&dom->dev->lock);
+		mutex_unlock(&dom->dev->fn->lock);
 		return ERR_PTR(ret);
 	}
 	port = kzalloc(sizeof(*port), GFP_KERNEL);
@@ -822,11 +817,11 @@ static struct config_group *ports_make(struct config_group *group,
 		.cq_depth = 64,
 		.cos = DLB2_ANY_COS,
 	};
-	mutex_lock(&dom->dev->lock);
+	mutex_lock(&dom->dev->fn->lock);
 	if (dom->hw) {
 		refused(dom->dev, &group->cg_item, -EBUSY,
 			"mkdir %s: the domain is enabled", name);
-		mutex_unlock(&dom->dev->lock);
+		mutex_unlock(&dom->dev->fn->lock);
 		kfree(port);
 		return ERR_PTR(-EBUSY);
 	}
@@ -835,7 +830,7 @@ static struct config_group *ports_make(struct config_group *group,
 	config_group_init_type_name(&port->links_group, "links", &links_type);
 	configfs_add_default_group(&port->links_group, &port->group);
 	list_add_tail(&port->node, &dom->ports);
-	mutex_unlock(&dom->dev->lock);
+	mutex_unlock(&dom->dev->fn->lock);
 	return &port->group;
 }
 
@@ -843,9 +838,9 @@ static void ports_drop(struct config_group *group, struct config_item *item)
 {
 	struct dlb2_cfs_port *port = to_port(item);
 
-	mutex_lock(&port->dom->dev->lock);
+	mutex_lock(&port->dom->dev->fn->lock);
 	list_del(&port->node);
-	mutex_unlock(&port->dom->dev->lock);
+	mutex_unlock(&port->dom->dev->fn->lock);
 	config_item_put(item);
 }
 
@@ -875,12 +870,12 @@ static ssize_t domain_dir_credits_show(struct config_item *item, char *page)
 
 /*
  * Credit limits depend on the version of the device behind the domain
- * (device lock held: dom->dev->dlb2 is stable).
+ * (device lock held: dom->dev->fn->dlb2 is stable).
  */
 static int parse_credits(struct dlb2_cfs_domain *dom, const char *page,
 			 bool ldb, u32 *val, char *why)
 {
-	bool v2_5 = dom->dev->dlb2 ? dom->dev->dlb2->ver == DLB2_HW_V2_5 : true;
+	bool v2_5 = dom->dev->fn->dlb2 ? dom->dev->fn->dlb2->ver == DLB2_HW_V2_5 : true;
 	u32 max = v2_5 ? 16384 : ldb ? 8192 : 4096;
 
 	return parse_u32(page, 0, max, val, why);
@@ -897,9 +892,9 @@ static ssize_t domain_status_show(struct config_item *item, char *page)
 	struct dlb2_cfs_domain *dom = to_dom(item);
 	ssize_t ret;
 
-	mutex_lock(&dom->dev->lock);
+	mutex_lock(&dom->dev->fn->lock);
 	ret = sprintf(page, "%s\n", dom->status);
-	mutex_unlock(&dom->dev->lock);
+	mutex_unlock(&dom->dev->fn->lock);
 	return ret;
 }
 
@@ -908,9 +903,9 @@ static ssize_t domain_id_show(struct config_item *item, char *page)
 	struct dlb2_cfs_domain *dom = to_dom(item);
 	int id;
 
-	mutex_lock(&dom->dev->lock);
+	mutex_lock(&dom->dev->fn->lock);
 	id = dom->hw ? (int)dom->hw->res.id : -1;
-	mutex_unlock(&dom->dev->lock);
+	mutex_unlock(&dom->dev->fn->lock);
 	return sprintf(page, "%d\n", id);
 }
 
@@ -1005,12 +1000,12 @@ static struct dlb2_domain *domain_stop(struct dlb2_cfs_domain *dom,
 {
 	struct dlb2_domain *hw = dom->hw;
 
-	lockdep_assert_held(&dom->dev->lock);
+	lockdep_assert_held(&dom->dev->fn->lock);
 	release_items(dom);
 	dlb2_domain_revoke(hw);
 	WRITE_ONCE(dom->hw, NULL);
 	strscpy(dom->status, status, sizeof(dom->status));
-	trace_dlb2_domain_disable(dom->dev->pci_name, hw->name, hw->res.id,
+	trace_dlb2_domain_disable(dom->dev->fn->pci_name, hw->name, hw->res.id,
 				  dom->status);
 	return hw;
 }
@@ -1087,14 +1082,14 @@ static int domain_enable(struct dlb2_cfs_domain *dom)
 	char why[DLB2_STATUS_MAX - 8];
 
 	lockdep_assert_held(&dlb2_subsys.su_mutex);
-	lockdep_assert_held(&dom->dev->lock);
-	if (!dom->dev->dlb2) {
+	lockdep_assert_held(&dom->dev->fn->lock);
+	if (!dom->dev->fn->dlb2) {
 		strscpy(dom->status, "error: the device is not bound",
 			sizeof(dom->status));
 		return -ENODEV;
 	}
-	if (dom->dev->dlb2->state != DLB2_STATE_READY) {
-		bool failed = dom->dev->dlb2->state == DLB2_STATE_FAILED;
+	if (dom->dev->fn->dlb2->state != DLB2_STATE_READY) {
+		bool failed = dom->dev->fn->dlb2->state == DLB2_STATE_FAILED;
 
 		strscpy(dom->status, failed ?
 			"error: the device did not come back from a reset" :
@@ -1114,7 +1109,7 @@ static int domain_enable(struct dlb2_cfs_domain *dom)
 		return -ENOMEM;
 	}
 	why[0] = '\0';
-	hw = dlb2_domain_enable(dom->dev->dlb2, desc, why, sizeof(why));
+	hw = dlb2_domain_enable(dom->dev->fn->dlb2, desc, why, sizeof(why));
 	free_desc(desc);
 	if (IS_ERR(hw)) {
 		release_items(dom);
@@ -1136,18 +1131,18 @@ static ssize_t domain_enable_store(struct config_item *item, const char *page,
 	int ret = 0;
 
 	if (kstrtobool(page, &on)) {
-		mutex_lock(&dom->dev->lock);
+		mutex_lock(&dom->dev->fn->lock);
 		refused(dom->dev, item, -EINVAL, "enable \"%s\": not a boolean",
 			first_line(page, val, sizeof(val)));
-		mutex_unlock(&dom->dev->lock);
+		mutex_unlock(&dom->dev->fn->lock);
 		return -EINVAL;
 	}
 	/* Before the device lock, as in mkdir and rmdir: see hold_items(). */
 	mutex_lock(&dlb2_subsys.su_mutex);
-	mutex_lock(&dom->dev->lock);
+	mutex_lock(&dom->dev->fn->lock);
 	if (on && !dom->hw) {
 		ret = domain_enable(dom);
-		trace_dlb2_domain_enable(dom->dev->pci_name,
+		trace_dlb2_domain_enable(dom->dev->fn->pci_name,
 					 config_item_name(item),
 					 ret ? -1 : (int)dom->hw->res.id, ret,
 					 dom->status);
@@ -1158,7 +1153,7 @@ static ssize_t domain_enable_store(struct config_item *item, const char *page,
 	} else if (!on && dom->hw) {
 		hw = domain_stop(dom, "disabled");
 	}
-	mutex_unlock(&dom->dev->lock);
+	mutex_unlock(&dom->dev->fn->lock);
 	mutex_unlock(&dlb2_subsys.su_mutex);
 	/* The holders' callbacks, then the reset, with no lock held. */
 	if (hw)
@@ -1205,10 +1200,10 @@ static struct config_group *domains_make(struct config_group *group,
 	int ret = check_name(name);
 
 	if (ret) {
-		mutex_lock(&dev->lock);
+		mutex_lock(&dev->fn->lock);
 		refused(dev, &group->cg_item, ret, "mkdir %.40s: " NAME_RULE,
 			name);
-		mutex_unlock(&dev->lock);
+		mutex_unlock(&dev->fn->lock);
 		return ERR_PTR(ret);
 	}
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
@@ -1223,9 +1218,9 @@ static struct config_group *domains_make(struct config_group *group,
 	config_group_init_type_name(&dom->ports_group, "ports", &ports_type);
 	configfs_add_default_group(&dom->queues_group, &dom->group);
 	configfs_add_default_group(&dom->ports_group, &dom->group);
-	mutex_lock(&dev->lock);
+	mutex_lock(&dev->fn->lock);
 	list_add_tail(&dom->node, &dev->domains);
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&dev->fn->lock);
 	return &dom->group;
 }
 
@@ -1234,11 +1229,11 @@ static void domains_drop(struct config_group *group, struct config_item *item)
 	struct dlb2_cfs_domain *dom = to_dom(item);
 	struct dlb2_domain *hw = NULL;
 
-	mutex_lock(&dom->dev->lock);
+	mutex_lock(&dom->dev->fn->lock);
 	if (dom->hw)
 		hw = domain_stop(dom, "disabled");
 	list_del(&dom->node);
-	mutex_unlock(&dom->dev->lock);
+	mutex_unlock(&dom->dev->fn->lock);
 	/*
 	 * Not reached with holders: an enabled domain has ports, which it
 	 * holds (depend), so rmdir of it fails with ENOTEMPTY and no holder's
@@ -1272,147 +1267,77 @@ static struct configfs_subsystem dlb2_subsys = {
 	},
 };
 
-/*
- * Protects dlb2_cfs_devs and dlb2_cfs_ida while probe finds or creates a
- * dlb2_<N> directory; taken with no dlb2 lock held, before su_mutex
- * (configfs_register_group()).
- */
-static DEFINE_MUTEX(dlb2_cfs_devs_mutex);
-
-static struct dlb2_cfs_dev *find_or_create_dev(struct pci_dev *pdev)
-{
-	struct dlb2_cfs_dev *dev;
-	int ret;
-
-	list_for_each_entry(dev, &dlb2_cfs_devs, node)
-		if (!strcmp(dev->pci_name, pci_name(pdev)))
-			return dev;
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		return ERR_PTR(-ENOMEM);
-	dev->id = ida_alloc(&dlb2_cfs_ida, GFP_KERNEL);
-	if (dev->id < 0) {
-		ret = dev->id;
-		kfree(dev);
-		return ERR_PTR(ret);
-	}
-	INIT_LIST_HEAD(&dev->domains);
-	mutex_init(&dev->lock);
-	strscpy(dev->pci_name, pci_name(pdev), sizeof(dev->pci_name));
-	config_group_init_type_name(&dev->group, "", &dev_type);
-	ret = config_item_set_name(&dev->group.cg_item, "dlb2_%d", dev->id);
-	if (!ret)
-		ret = configfs_register_group(&dlb2_subsys.su_group,
-					      &dev->group);
-	if (ret) {
-		mutex_destroy(&dev->lock);
-		ida_free(&dlb2_cfs_ida, dev->id);
-		kfree(dev);
-		return ERR_PTR(ret);
-	}
-	list_add_tail(&dev->node, &dlb2_cfs_devs);
-	return dev;
-}
-
 /**
  * dlb2_configfs_attach() - give a probed device its configfs directory
- * @dlb2: the device
+ * @dlb2: the device; its function not yet bound (dlb2_function_bind())
  *
- * From here on dlb2->lock is the device lock of the directory, and the
- * directory's domains can be enabled on the device.
+ * Makes /sys/kernel/config/dlb2/dlb2_<N> at the first probe of the
+ * function; later probes find it.
  *
  * Return: 0 or a negative errno.
  */
 int dlb2_configfs_attach(struct dlb2 *dlb2)
 {
+	struct dlb2_function *fn = dlb2->fn;
 	struct dlb2_cfs_dev *dev;
+	int ret;
 
-	mutex_lock(&dlb2_cfs_devs_mutex);
-	dev = find_or_create_dev(dlb2->pdev);
-	mutex_unlock(&dlb2_cfs_devs_mutex);
-	if (IS_ERR(dev))
-		return PTR_ERR(dev);
-	mutex_lock(&dev->lock);
-	dlb2->lock = &dev->lock;
-	dlb2->cfs = dev;
-	dlb2->id = dev->id;
-	dev->dlb2 = dlb2;
-	mutex_unlock(&dev->lock);
+	/* Probes of one function do not overlap: nothing else stores at N. */
+	if (xa_load(&dlb2_cfs_devs, fn->id))
+		return 0;
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->fn = fn;
+	INIT_LIST_HEAD(&dev->domains);
+	config_group_init_type_name(&dev->group, "", &dev_type);
+	ret = config_item_set_name(&dev->group.cg_item, "dlb2_%d", fn->id);
+	if (ret)
+		goto err_free;
+	ret = xa_insert(&dlb2_cfs_devs, fn->id, dev, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+	ret = configfs_register_group(&dlb2_subsys.su_group, &dev->group);
+	if (ret) {
+		xa_erase(&dlb2_cfs_devs, fn->id);
+		goto err_free;
+	}
 	return 0;
+
+err_free:
+	kfree(dev);
+	return ret;
 }
 
-/*
- * Revoke every enabled domain of @dev (device lock held); they go on
- * @revoked, for release_all() once the lock is dropped.
+/**
+ * dlb2_configfs_stop() - disable a device's domains before it goes or resets
+ * @dlb2: the device; the caller made sure no domain can be enabled on it
+ *	  any more (dlb2_function_unbind(), or dlb2.state not READY)
+ * @status: what its domains read from now on, e.g. "error: device removed"
+ *
+ * Each enabled domain is revoked under the device lock, then released with
+ * no lock held.  Domains that other threads disable at the same time may
+ * still be being released when this returns: dlb2_domains_wait_released().
  */
-static void stop_all(struct dlb2_cfs_dev *dev, const char *status,
-		     struct list_head *revoked)
+void dlb2_configfs_stop(struct dlb2 *dlb2, const char *status)
 {
+	struct dlb2_cfs_dev *dev = xa_load(&dlb2_cfs_devs, dlb2->fn->id);
+	struct dlb2_domain *hw, *tmp;
 	struct dlb2_cfs_domain *dom;
-	struct dlb2_domain *hw;
+	LIST_HEAD(revoked);
 
+	mutex_lock(&dlb2->fn->lock);
 	list_for_each_entry(dom, &dev->domains, node) {
 		if (!dom->hw)
 			continue;
 		hw = domain_stop(dom, status);
-		list_add_tail(&hw->release_node, revoked);
+		list_add_tail(&hw->release_node, &revoked);
 	}
-}
-
-/*
- * Release the domains stop_all() revoked, with no lock held, then wait for
- * those that other threads revoked and still release.
- */
-static void release_all(struct dlb2 *dlb2, struct list_head *revoked)
-{
-	struct dlb2_domain *hw, *tmp;
-
-	list_for_each_entry_safe(hw, tmp, revoked, release_node) {
+	mutex_unlock(&dlb2->fn->lock);
+	list_for_each_entry_safe(hw, tmp, &revoked, release_node) {
 		list_del(&hw->release_node);
 		dlb2_domain_release(hw);
 	}
-	dlb2_domains_wait_released(dlb2);
-}
-
-/**
- * dlb2_configfs_detach() - disable a device's domains before it goes away
- * @dlb2: the device
- *
- * The directories stay; their domains read "error: device removed".
- * Returns once no domain of the device is left, its holders' callbacks
- * having returned.
- */
-void dlb2_configfs_detach(struct dlb2 *dlb2)
-{
-	struct dlb2_cfs_dev *dev = dlb2->cfs;
-	LIST_HEAD(revoked);
-
-	mutex_lock(&dev->lock);
-	stop_all(dev, "error: device removed", &revoked);
-	dev->dlb2 = NULL;
-	mutex_unlock(&dev->lock);
-	release_all(dlb2, &revoked);
-	cancel_delayed_work_sync(&dlb2->pending_work);
-}
-
-/**
- * dlb2_configfs_reset() - disable a device's domains before a reset
- * @dlb2: the device
- *
- * Their domains read "error: device reset"; they can be enabled again once
- * the reset is done.  Returns once no domain of the device is left.
- */
-void dlb2_configfs_reset(struct dlb2 *dlb2)
-{
-	struct dlb2_cfs_dev *dev = dlb2->cfs;
-	LIST_HEAD(revoked);
-
-	mutex_lock(&dev->lock);
-	stop_all(dev, "error: device reset", &revoked);
-	dlb2->state = DLB2_STATE_RESETTING;	/* until dlb2_reset_done() */
-	mutex_unlock(&dev->lock);
-	release_all(dlb2, &revoked);
-	cancel_delayed_work_sync(&dlb2->pending_work);
 }
 
 /**
@@ -1423,9 +1348,11 @@ void dlb2_configfs_reset(struct dlb2 *dlb2)
 void dlb2_configfs_dump(struct dlb2 *dlb2, struct seq_file *m)
 {
 	struct dlb2_cfs_domain *dom;
+	struct dlb2_cfs_dev *dev;
 
-	lockdep_assert_held(dlb2->lock);
-	list_for_each_entry(dom, &dlb2->cfs->domains, node)
+	lockdep_assert_held(&dlb2->fn->lock);
+	dev = xa_load(&dlb2_cfs_devs, dlb2->fn->id);
+	list_for_each_entry(dom, &dev->domains, node)
 		seq_printf(m, "configfs %s id=%d status=\"%s\"\n",
 			   config_item_name(&dom->group.cg_item),
 			   dom->hw ? (int)dom->hw->res.id : -1, dom->status);
@@ -1440,13 +1367,13 @@ int dlb2_configfs_init(void)
 
 void dlb2_configfs_exit(void)
 {
-	struct dlb2_cfs_dev *dev, *tmp;
+	struct dlb2_cfs_dev *dev;
+	unsigned long id;
 
 	/* configfs holds the module while any domain directory exists. */
-	list_for_each_entry_safe(dev, tmp, &dlb2_cfs_devs, node) {
+	xa_for_each(&dlb2_cfs_devs, id, dev) {
+		xa_erase(&dlb2_cfs_devs, id);
 		configfs_unregister_group(&dev->group);
-		mutex_destroy(&dev->lock);
-		ida_free(&dlb2_cfs_ida, dev->id);
 		kfree(dev);
 	}
 	configfs_unregister_subsystem(&dlb2_subsys);

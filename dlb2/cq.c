@@ -147,7 +147,7 @@ void dlb2_port_release_cq(struct dlb2_port *port)
 	struct dlb2 *dlb2 = port->dlb2;
 	bool stopped;
 
-	lockdep_assert_held(dlb2->lock);
+	lockdep_assert_held(&dlb2->fn->lock);
 	lockdep_assert_held(&port->lock);
 	dlb2_hw_cq_enable(dlb2, port, false);
 	/* The drain writes to the producer port, even one a storm stopped. */

@@ -46,7 +46,7 @@ static void show_device(struct seq_file *m, struct dlb2 *dlb2)
 	unsigned int k;
 
 	seq_printf(m, "device %s dlb2_%d version=%s state=%s ingress_alarms=%s dying=%u p2p_override=%d\n",
-		   pci_name(dlb2->pdev), dlb2->id, dlb2_ver_str(dlb2),
+		   pci_name(dlb2->pdev), dlb2->fn->id, dlb2_ver_str(dlb2),
 		   state_names[dlb2->state],
 		   READ_ONCE(dlb2->ingress_alarms_off) ? "off" :
 		   READ_ONCE(dlb2->alarms_stops) ? "domains_stopped" : "on",
@@ -71,10 +71,10 @@ static void show_queue(struct seq_file *m, struct dlb2 *dlb2,
 	const struct dlb2_queue_desc *d = &q->desc;
 
 	seq_printf(m, "  queue %s type=%s id=%u depth=%u enqueued=%llu depth_threshold=%u",
-		   q->name, q->ldb ? "ldb" : "dir", q->id,
+		   q->name, q->desc.ldb ? "ldb" : "dir", q->id,
 		   dlb2_hw_queue_depth(dlb2, q), dlb2_hw_queue_enqueued(dlb2, q),
 		   d->depth_threshold);
-	if (q->ldb)
+	if (q->desc.ldb)
 		seq_printf(m, " sched=%s sequence_numbers=%u sn_group=%d atomic_inflights=%u lock_id_compression=%u",
 			   sched_names[d->sched], d->sns, q->sn_group,
 			   d->atomic_inflights, d->lock_id_comp);
@@ -106,7 +106,7 @@ static void show_port(struct seq_file *m, struct dlb2 *dlb2,
 
 		/* its queue has its id (domain.c) */
 		for (i = 0; i < dom->num_queues; i++)
-			if (!dom->queues[i].ldb && dom->queues[i].id == p->id)
+			if (!dom->queues[i].desc.ldb && dom->queues[i].id == p->id)
 				seq_printf(m, "    link %s\n", dom->queues[i].name);
 		return;
 	}
@@ -145,13 +145,13 @@ static int domains_show(struct seq_file *m, void *unused)
 	struct dlb2 *dlb2 = m->private;
 	unsigned int d;
 
-	mutex_lock(dlb2->lock);
+	mutex_lock(&dlb2->fn->lock);
 	show_device(m, dlb2);
 	dlb2_configfs_dump(dlb2, m);
 	for (d = 0; d < DLB2_MAX_DOMAINS; d++)
 		if (dlb2->domains[d])
 			show_domain(m, dlb2, dlb2->domains[d]);
-	mutex_unlock(dlb2->lock);
+	mutex_unlock(&dlb2->fn->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(domains);

@@ -9,9 +9,9 @@
  *
  *  0. The PCI device lock (device_lock()), held by the driver core around
  *     probe, remove, reset_prepare/reset_done and the AER handlers; then
- *     dlb2_cfs_devs_mutex (configfs.c, global), which protects the list of
- *     dlb2_<N> directories and their ida while probe finds or creates one
- *     (and, creating one, takes su_mutex in configfs_register_group()).
+ *     dlb2_functions_mutex (function.c, global), which protects the list
+ *     of PCI functions and their ida while probe finds or makes its
+ *     function.
  *  1. configfs: the fragment's frag_sem (read, held by configfs around an
  *     attribute's show and store; taken for writing by rmdir, which drops
  *     it before it takes su_mutex), then the subsystem's su_mutex
@@ -19,17 +19,18 @@
  *     drop_item(), from make_group() to linking an item and from unlinking
  *     it to drop_item(); taken by the enable store, so that
  *     configfs_depend_item_unlocked() sees no item half made or half
- *     dropped).  Nothing under them takes a lock of level 0.
- *  2. The device lock: dlb2_cfs_dev.lock (configfs.c), one per PCI
- *     function, reached as *dlb2.lock.  It lives in the function's
- *     dlb2_<N> configfs directory, which outlives every binding, so that a
- *     configfs item of an unbound (or not yet bound) device locks the same
- *     mutex as the device; dlb2_cfs_dev.dlb2 (the bound device or NULL)
- *     is set by probe and cleared by remove under it and so is stable for
- *     whoever holds it.  It protects the configfs tree of its device (the
- *     lists of domains, queues, ports and links, their descriptions,
- *     dlb2_cfs_domain.hw and .status), dlb2.state, dlb2.res,
- *     dlb2.domains[], dlb2.dying, the link state of every port
+ *     dropped; taken by probe around configfs_register_group()).  Nothing
+ *     under them takes a lock of level 0.
+ *  2. The device lock: dlb2_function.lock (function.c), one per PCI
+ *     function, reached as dlb2.fn->lock.  The function outlives every
+ *     binding (it lives until the module goes), so that a configfs item of
+ *     an unbound (or not yet bound) device, and a port file of a revoked
+ *     domain, lock the same mutex as the device; dlb2_function.dlb2 (the
+ *     bound device or NULL) is set by probe and cleared by remove under it
+ *     and so is stable for whoever holds it.  It protects the configfs
+ *     tree of its device (the lists of domains, queues, ports and links,
+ *     their descriptions, dlb2_cfs_domain.hw and .status), dlb2.state,
+ *     dlb2.res, dlb2.domains[], dlb2.dying, the link state of every port
  *     (slot_queue/slot_prio/slot_state) and all register programming
  *     (hw.c: domain set-up, links, the pending-unmap worker, teardown,
  *     the CQ recovery of a closed port).  Different devices' locks are
@@ -54,7 +55,7 @@
  *     the fault handler installs (so that no PTE is installed after a
  *     revocation's unmap_mapping_range()) and dma_map_resource().
  *
- * The only global locks are dlb2_cfs_devs_mutex and dlb2_minors_lock,
+ * The only global locks are dlb2_functions_mutex and dlb2_minors_lock,
  * both with a narrow scope, and su_mutex (per subsystem, i.e. global),
  * which dlb2 takes only in the enable store.  The module's init and exit
  * run alone.
@@ -97,6 +98,18 @@
  * never reaches a callback: an enabled domain has ports, which it holds,
  * so rmdir fails with ENOTEMPTY.)
  *
+ * Why counters and wait queues, not percpu_ref or completions: dlb2.dying
+ * (revoked domains not yet freed) and dlb2_port.p2p_pending (revoke
+ * callbacks chosen and not yet returned) are counts under a lock that
+ * are read as counts (suspend refuses while dlb2.dying is not 0, debugfs
+ * prints it), go to 0 and up again many times in a binding (a reset, a
+ * second revoker), and their waiters hold no reference on the objects
+ * whose end they wait for (a pin may be freed by its holder as soon as its
+ * callback returned).  A percpu_ref cannot be read while live and must be
+ * killed and resurrected around each wait; a completion is one event, not
+ * a count.  Both counters change only under their lock (the device lock,
+ * p2p_lock), and their waiters check them with wait_event().
+ *
  * Interrupts.  The handlers read dlb2.ldb_ports[] and dlb2.dir_ports[]
  * without locks: a port is published there before its CQ interrupt is
  * enabled; at teardown (under the device lock, after the holders'
@@ -105,8 +118,9 @@
  * vectors are shared by all domains), and only then is it freed.
  *
  * Layers.  The files call one another one way only, each calling only
- * files listed before it: hw.c (register sequences), resource.c and desc.c
- * (bookkeeping without hardware), intr.c; domain.c (domains in hardware)
+ * files listed before it: function.c (a PCI function across its
+ * bindings: the device lock, the number N), hw.c (register sequences),
+ * resource.c and desc.c (bookkeeping without hardware), intr.c; domain.c (domains in hardware)
  * and cq.c (the port object: reference, CQ ring, death); p2p.c (pins of
  * other kernel modules); dmabuf.c; port.c (character devices, user
  * mappings); sysfs.c; lifecycle.c (a domain as its users see it: enable,
@@ -119,6 +133,7 @@
 
 #include <linux/atomic.h>
 #include <linux/interrupt.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/types.h>
@@ -133,7 +148,6 @@
 struct dentry;
 struct dlb2_domain;
 struct dlb2_port;
-struct dlb2_cfs_dev;
 struct seq_file;
 
 /* Kinds of ingress alarm the service interrupt counts. */
@@ -161,12 +175,10 @@ enum dlb2_state {
  * @func_base: BAR0 mapping (producer-port windows, MSI-X table)
  * @csr_base: BAR2 mapping (configuration and status registers)
  * @func_phys: bus address of BAR0, for user mappings of producer ports
- * @num_dir_ports: 64 (2.0) or 96 (2.5)
- * @lock: the device lock (dlb2_cfs_dev.lock, see "Locking" above)
+ * @fn: its PCI function, which owns the device lock (fn->lock, see
+ *	"Locking" above) and the number N of dlb2_<N>
  * @state: whether domains can be enabled
- * @cfs: the device's configfs directory (dlb2_<N>)
- * @id: N of that directory, also in the names of its sysfs and port devices
- * @res: free hardware resources
+ * @res: free hardware resources (and how many directed ports it has)
  * @domains: enabled domains by hardware id
  * @dying: domains taken from user space whose holders are being revoked
  *	   and whose hardware is not yet reset and freed
@@ -188,14 +200,11 @@ enum dlb2_state {
 struct dlb2 {
 	struct pci_dev *pdev;
 	u32 ver;
-	struct mutex *lock;	/* see "Locking" above */
+	struct dlb2_function *fn;
 	enum dlb2_state state;
 	void __iomem *func_base;
 	void __iomem *csr_base;
 	phys_addr_t func_phys;
-	unsigned int num_dir_ports;
-	struct dlb2_cfs_dev *cfs;
-	int id;
 	struct dlb2_resources res;
 	struct dlb2_domain *domains[DLB2_MAX_DOMAINS];
 	unsigned int dying;
@@ -211,6 +220,29 @@ struct dlb2 {
 	bool p2p_override;
 	struct dentry *debugfs;
 };
+
+/**
+ * struct dlb2_function - a PCI function, across its bindings (function.c)
+ * @node: on the list of functions, under its mutex
+ * @lock: the device lock (see "Locking" above)
+ * @id: N of dlb2_<N> (configfs, sysfs) and of /dev/dlb2/<N>
+ * @pci_name: its PCI address
+ * @dlb2: the bound device, or NULL; set and cleared under @lock, by probe
+ *	  and remove (dlb2_function_bind(), dlb2_function_unbind())
+ */
+struct dlb2_function {
+	struct list_head node;
+	struct mutex lock;	/* see "Locking" above */
+	int id;
+	char pci_name[32];
+	struct dlb2 *dlb2;
+};
+
+/* function.c */
+struct dlb2_function *dlb2_function_get(struct pci_dev *pdev);
+void dlb2_function_bind(struct dlb2 *dlb2);
+void dlb2_function_unbind(struct dlb2 *dlb2);
+void dlb2_functions_exit(void);
 
 static inline u32 dlb2_csr_rd(struct dlb2 *dlb2, u32 off)
 {
@@ -234,8 +266,7 @@ static inline const char *dlb2_ver_str(struct dlb2 *dlb2)
 int dlb2_configfs_init(void);
 void dlb2_configfs_exit(void);
 int dlb2_configfs_attach(struct dlb2 *dlb2);
-void dlb2_configfs_detach(struct dlb2 *dlb2);
-void dlb2_configfs_reset(struct dlb2 *dlb2);
+void dlb2_configfs_stop(struct dlb2 *dlb2, const char *status);
 void dlb2_configfs_dump(struct dlb2 *dlb2, struct seq_file *m);
 
 /* debugfs.c: nothing without CONFIG_DEBUG_FS */

@@ -73,12 +73,10 @@ static int setup_queues(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	for (i = 0; i < desc->num_queues; i++) {
 		struct dlb2_queue *q = &dom->queues[i];
 
-		q->dom = dom;
 		q->desc = desc->queues[i];
 		strscpy(q->name, q->desc.name, sizeof(q->name));
 		q->desc.name = q->name;
-		q->ldb = q->desc.ldb;
-		if (!q->ldb)
+		if (!q->desc.ldb)
 			continue;
 		q->id = take_id(dom->res.ldb_queues, used, 0,
 				DLB2_MAX_LDB_QUEUES);
@@ -117,7 +115,7 @@ static struct dlb2_port *alloc_port(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	INIT_LIST_HEAD(&port->p2p);
 	init_waitqueue_head(&port->p2p_wq);
 	init_waitqueue_head(&port->wq);
-	port->dev_lock = dlb2->lock;
+	port->dev_lock = &dlb2->fn->lock;
 	port->dlb2 = dlb2;
 	port->dom = dom;
 	port->ldb = d->ldb;
@@ -179,7 +177,7 @@ static int setup_ports(struct dlb2 *dlb2, struct dlb2_domain *dom,
 			continue;
 		}
 		port->id = take_id(dom->res.dir_ports, used_dir, 0,
-				   dlb2->num_dir_ports);
+				   dlb2->res.num_dir_ports);
 		if (d->num_links)
 			dom->queues[d->link_queue[0]].id = port->id;
 	}
@@ -195,7 +193,7 @@ static void program(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	dlb2_hw_domain_credits(dlb2, d, dom->res.req.ldb_credits,
 			       dom->res.req.dir_credits);
 	for (i = 0; i < dom->num_queues; i++) {
-		if (dom->queues[i].ldb)
+		if (dom->queues[i].desc.ldb)
 			dlb2_hw_ldb_queue(dlb2, d, &dom->queues[i]);
 		else
 			dlb2_hw_dir_queue(dlb2, d, &dom->queues[i]);
@@ -242,7 +240,7 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	ktime_t start;
 	int ret;
 
-	lockdep_assert_held(dlb2->lock);
+	lockdep_assert_held(&dlb2->fn->lock);
 	if (programmed) {
 		/* A domain an alarm storm stopped drains like any other. */
 		dlb2_alarms_domain_reset(dlb2, dom);
@@ -303,7 +301,7 @@ struct dlb2_domain *dlb2_domain_create(struct dlb2 *dlb2,
 	struct dlb2_domain *dom;
 	int ret;
 
-	lockdep_assert_held(dlb2->lock);
+	lockdep_assert_held(&dlb2->fn->lock);
 	ret = dlb2_domain_check(desc, is_v2_5, why, len);
 	if (ret)
 		return ERR_PTR(ret);
@@ -358,7 +356,7 @@ static void unpublish(struct dlb2_domain *dom)
 	struct dlb2 *dlb2 = dom->dlb2;
 	unsigned int i;
 
-	lockdep_assert_held(dlb2->lock);
+	lockdep_assert_held(&dlb2->fn->lock);
 	for (i = 0; i < dom->num_ports; i++)
 		dlb2_port_kill(dom->ports[i]);
 	dlb2->domains[dom->res.id] = NULL;
@@ -407,7 +405,7 @@ void dlb2_domain_kill(struct dlb2_domain *dom)
 void dlb2_domain_teardown(struct dlb2_domain *dom)
 {
 	struct dlb2 *dlb2 = dom->dlb2;
-	struct mutex *lock = dlb2->lock;
+	struct mutex *lock = &dlb2->fn->lock;
 
 	lockdep_assert_not_held(lock);
 	mutex_lock(lock);
@@ -427,13 +425,13 @@ void dlb2_domain_teardown(struct dlb2_domain *dom)
  */
 void dlb2_domains_wait_released(struct dlb2 *dlb2)
 {
-	mutex_lock(dlb2->lock);
+	mutex_lock(&dlb2->fn->lock);
 	while (dlb2->dying) {
-		mutex_unlock(dlb2->lock);
+		mutex_unlock(&dlb2->fn->lock);
 		wait_event(dlb2->dying_wq, !READ_ONCE(dlb2->dying));
-		mutex_lock(dlb2->lock);
+		mutex_lock(&dlb2->fn->lock);
 	}
-	mutex_unlock(dlb2->lock);
+	mutex_unlock(&dlb2->fn->lock);
 }
 
 static int free_slot(struct dlb2_port *port)
@@ -506,7 +504,7 @@ int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 	int slot, s;
 	u32 lim;
 
-	if (!p->ldb || !q->ldb)
+	if (!p->ldb || !q->desc.ldb)
 		return -EINVAL;
 	slot = free_slot(p);
 	if (slot < 0)
@@ -579,7 +577,7 @@ void dlb2_pending_work(struct work_struct *work)
 	bool again = false;
 	unsigned int d, i, s;
 
-	mutex_lock(dlb2->lock);
+	mutex_lock(&dlb2->fn->lock);
 	for (d = 0; d < DLB2_MAX_DOMAINS; d++) {
 		struct dlb2_domain *dom = dlb2->domains[d];
 
@@ -601,5 +599,5 @@ void dlb2_pending_work(struct work_struct *work)
 	}
 	if (again)
 		schedule_delayed_work(&dlb2->pending_work, DLB2_PENDING_RETRY);
-	mutex_unlock(dlb2->lock);
+	mutex_unlock(&dlb2->fn->lock);
 }

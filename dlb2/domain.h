@@ -102,18 +102,16 @@ enum dlb2_slot_state {
 /**
  * struct dlb2_queue - an enabled queue
  * @sysfs_dev: sysfs statistics device (queue.<name>)
- * @dom: its domain
- * @ldb: load-balanced
  * @id: hardware id
  * @sn_group: SN group of an ordered queue, or -1
  * @sn_slot: slot in that group
- * @desc: its configuration (name copied into @name)
+ * @desc: its configuration as programmed (name copied into @name); not
+ *	  configfs's, which the user may change and enable again while this
+ *	  domain, revoked, is still being torn down
  * @name: configfs name
  */
 struct dlb2_queue {
 	struct device *sysfs_dev;
-	struct dlb2_domain *dom;
-	bool ldb;
 	unsigned int id;
 	int sn_group;
 	unsigned int sn_slot;
@@ -126,9 +124,9 @@ struct dlb2_queue {
  * @ref: held by the domain while enabled, by an open file and by each
  *	 P2P holder
  * @lock: protects @dlb2, @dom, @file, and the revocation below
- * @dev_lock: the device lock (dlb2.lock), for the file's release: unlike
- *	      @dlb2 it stays valid after revocation (it lives as long as the
- *	      device's configfs directory, i.e. the module)
+ * @dev_lock: the device lock (dlb2_function.lock), for the file's
+ *	      release: unlike @dlb2 it stays valid after revocation (the
+ *	      function lives as long as the module)
  * @dlb2: the device, NULL once the port is revoked
  * @dom: its domain, NULL once revoked
  * @file: the one open file, or NULL
@@ -257,7 +255,7 @@ struct dlb2_domain {
 
 /*
  * Layers (dlb2.h): a file calls only files listed before it here.
- * hw.c, resource.c, desc.c, intr.c; domain.c and cq.c; p2p.c; dmabuf.c;
+ * function.c, hw.c, resource.c, desc.c, intr.c; domain.c and cq.c; p2p.c; dmabuf.c;
  * port.c; sysfs.c; lifecycle.c; configfs.c; debugfs.c; main.c.
  */
 

@@ -97,11 +97,11 @@ static u32 hid_width_code(u32 lock_id_comp)
 static void set_vasqid(struct dlb2 *dlb2, unsigned int dom,
 		       const struct dlb2_queue *q, bool on)
 {
-	if (q->ldb)
+	if (q->desc.ldb)
 		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(dlb2->ver, dom * DLB2_MAX_LDB_QUEUES +
 							 q->id), on);
 	else
-		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(dlb2->ver, dom * dlb2->num_dir_ports +
+		dlb2_csr_wr(dlb2, DLB2_SYS_DIR_VASQID_V(dlb2->ver, dom * dlb2->res.num_dir_ports +
 							 q->id), on);
 }
 
@@ -469,7 +469,7 @@ u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_port *port)
 /* QEs in the queue: waiting, or (atomic) held for a flow that is pinned. */
 u32 dlb2_hw_queue_depth(struct dlb2 *dlb2, const struct dlb2_queue *q)
 {
-	if (!q->ldb)
+	if (!q->desc.ldb)
 		return dlb2_csr_rd(dlb2, DLB2_LSP_QID_DIR_ENQUEUE_CNT(dlb2->ver, q->id));
 	return dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_ENQUEUE_CNT(dlb2->ver, q->id)) +
 	       dlb2_csr_rd(dlb2, DLB2_LSP_QID_AQED_ACTIVE_CNT(dlb2->ver, q->id)) +
@@ -480,7 +480,7 @@ u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_queue *q)
 {
 	unsigned int id = q->id;
 
-	if (!q->ldb)
+	if (!q->desc.ldb)
 		return rd64(dlb2, DLB2_LSP_QID_DIR_TOT_ENQ_CNTL(dlb2->ver, id),
 			    DLB2_LSP_QID_DIR_TOT_ENQ_CNTH(dlb2->ver, id));
 	return rd64(dlb2, DLB2_LSP_QID_NALDB_TOT_ENQ_CNTL(dlb2->ver, id),
@@ -693,7 +693,7 @@ static int drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		for (i = 0; i < dom->num_queues; i++) {
 			struct dlb2_queue *q = &dom->queues[i];
 
-			if (q->ldb && !queue_mapped(dom, q) &&
+			if (q->desc.ldb && !queue_mapped(dom, q) &&
 			    dlb2_hw_queue_depth(dlb2, q))
 				map_for_drain(dlb2, dom, q);
 		}
@@ -859,7 +859,7 @@ int dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 			reset_dir_port(dlb2, dom->ports[i]);
 	}
 	for (i = 0; i < dom->num_queues; i++) {
-		if (dom->queues[i].ldb)
+		if (dom->queues[i].desc.ldb)
 			reset_ldb_queue(dlb2, &dom->queues[i]);
 		else
 			reset_dir_queue(dlb2, &dom->queues[i]);

@@ -141,7 +141,7 @@ static void count_alarm(struct dlb2 *dlb2, u32 synd0)
 
 	if (ldb && id < DLB2_MAX_LDB_PORTS)
 		port = READ_ONCE(dlb2->ldb_ports[id]);
-	else if (!ldb && id < dlb2->num_dir_ports)
+	else if (!ldb && id < dlb2->res.num_dir_ports)
 		port = READ_ONCE(dlb2->dir_ports[id]);
 	/* NULL once killed; freed only after synchronize_irq() (teardown) */
 	if (port)
@@ -281,7 +281,7 @@ static irqreturn_t dlb2_cq_isr(int irq, void *data)
 	 * public: wake those of the ports in interrupt mode whose CQ write
 	 * pointer moved since the last wake, not every one of every domain.
 	 */
-	for (p = 64; p < dlb2->num_dir_ports; p++) {
+	for (p = 64; p < dlb2->res.num_dir_ports; p++) {
 		struct dlb2_port *port = READ_ONCE(dlb2->dir_ports[p]);
 		u32 wptr;
 
@@ -346,7 +346,7 @@ void dlb2_alarms_enable(struct dlb2 *dlb2)
 {
 	unsigned int d;
 
-	lockdep_assert_held(dlb2->lock);
+	lockdep_assert_held(&dlb2->fn->lock);
 	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 	for (d = 0; d < DLB2_MAX_DOMAINS; d++) {
 		struct dlb2_domain *dom = dlb2->domains[d];
@@ -380,7 +380,7 @@ void dlb2_alarms_enable(struct dlb2 *dlb2)
  */
 void dlb2_alarms_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 {
-	lockdep_assert_held(dlb2->lock);
+	lockdep_assert_held(&dlb2->fn->lock);
 	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 	if (dom->alarms_stopped) {
 		domain_pps_valid(dlb2, dom, true);
@@ -407,7 +407,7 @@ bool dlb2_alarms_port_hold(struct dlb2 *dlb2, const struct dlb2_port *port)
 {
 	bool stopped;
 
-	lockdep_assert_held(dlb2->lock);
+	lockdep_assert_held(&dlb2->fn->lock);
 	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 	stopped = port->dom->alarms_stopped;
 	if (stopped)

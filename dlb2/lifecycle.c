@@ -40,7 +40,7 @@ struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 	if (ret)
 		goto err_destroy;
 	for (i = 0; i < dom->num_ports; i++) {
-		ret = dlb2_port_cdev_add(dom->ports[i], dlb2->id);
+		ret = dlb2_port_cdev_add(dom->ports[i], dlb2->fn->id);
 		if (ret)
 			goto err_cdev;
 	}

@@ -89,7 +89,9 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	dlb2->pdev = pdev;
 	dlb2->ver = id->driver_data;
-	dlb2->num_dir_ports = dlb2->ver == DLB2_HW_V2_5 ? 96 : 64;
+	dlb2->fn = dlb2_function_get(pdev);
+	if (IS_ERR(dlb2->fn))
+		return PTR_ERR(dlb2->fn);
 	dlb2_resources_init(&dlb2->res, dlb2->ver == DLB2_HW_V2_5);
 	INIT_DELAYED_WORK(&dlb2->pending_work, dlb2_pending_work);
 	init_waitqueue_head(&dlb2->dying_wq);
@@ -138,16 +140,30 @@ static int dlb2_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_intr;
 	dlb2_debugfs_add(dlb2);
+	dlb2_function_bind(dlb2);
 
 	dev_info(dev, "DLB %s, %u scheduling domains, configfs dlb2_%d\n",
 		 dlb2_ver_str(dlb2),
 		 dlb2_csr_rd(dlb2, DLB2_SYS_TOTAL_VAS(dlb2->ver)),
-		 dlb2->id);
+		 dlb2->fn->id);
 	return 0;
 
 err_intr:
 	dlb2_intr_exit(dlb2);
 	return ret;
+}
+
+/*
+ * Take every domain of @dlb2 away from user space and peers (its ports
+ * revoked, the hardware drained and reset), with @status in configfs, and
+ * wait until none is left, nor any pending unmap.  No domain can be enabled
+ * meanwhile (the function unbound, or dlb2.state not READY).
+ */
+static void dlb2_stop_domains(struct dlb2 *dlb2, const char *status)
+{
+	dlb2_configfs_stop(dlb2, status);
+	dlb2_domains_wait_released(dlb2);
+	cancel_delayed_work_sync(&dlb2->pending_work);
 }
 
 /*
@@ -159,9 +175,18 @@ static void dlb2_remove(struct pci_dev *pdev)
 {
 	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
 
+	dlb2_function_unbind(dlb2);
 	dlb2_debugfs_del(dlb2);
-	dlb2_configfs_detach(dlb2);
+	dlb2_stop_domains(dlb2, "error: device removed");
 	dlb2_intr_exit(dlb2);
+}
+
+/* No domain is enabled on @dlb2 from now on, until @state changes again. */
+static void dlb2_set_state(struct dlb2 *dlb2, enum dlb2_state state)
+{
+	mutex_lock(&dlb2->fn->lock);
+	dlb2->state = state;
+	mutex_unlock(&dlb2->fn->lock);
 }
 
 /*
@@ -171,7 +196,10 @@ static void dlb2_remove(struct pci_dev *pdev)
  */
 static void dlb2_reset_prepare(struct pci_dev *pdev)
 {
-	dlb2_configfs_reset(pci_get_drvdata(pdev));
+	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
+
+	dlb2_set_state(dlb2, DLB2_STATE_RESETTING);	/* until reset_done */
+	dlb2_stop_domains(dlb2, "error: device reset");
 }
 
 /*
@@ -192,12 +220,12 @@ static enum dlb2_state dlb2_reinit(struct dlb2 *dlb2)
 		dev_err(&pdev->dev,
 			"did not come back from a reset: unusable until rebound\n");
 	}
-	mutex_lock(dlb2->lock);
+	mutex_lock(&dlb2->fn->lock);
 	/* hw_init turned the alarms on: so do the flags. */
 	if (state == DLB2_STATE_READY)
 		dlb2_alarms_enable(dlb2);
 	dlb2->state = state;
-	mutex_unlock(dlb2->lock);
+	mutex_unlock(&dlb2->fn->lock);
 	return state;
 }
 
@@ -229,10 +257,8 @@ static pci_ers_result_t dlb2_error_detected(struct pci_dev *pdev,
 	}
 	dev_err(&pdev->dev, "PCIe error (channel %s): domains disabled\n",
 		state == pci_channel_io_frozen ? "frozen" : "failed");
-	dlb2_configfs_reset(dlb2);
-	mutex_lock(dlb2->lock);
-	dlb2->state = DLB2_STATE_FAILED;
-	mutex_unlock(dlb2->lock);
+	dlb2_set_state(dlb2, DLB2_STATE_FAILED);
+	dlb2_stop_domains(dlb2, "error: device reset");
 	return state == pci_channel_io_perm_failure ?
 	       PCI_ERS_RESULT_DISCONNECT : PCI_ERS_RESULT_NEED_RESET;
 }
@@ -255,9 +281,7 @@ static void dlb2_shutdown(struct pci_dev *pdev)
 {
 	struct dlb2 *dlb2 = pci_get_drvdata(pdev);
 
-	mutex_lock(dlb2->lock);
-	dlb2->state = DLB2_STATE_FAILED;	/* no domain enabled from now */
-	mutex_unlock(dlb2->lock);
+	dlb2_set_state(dlb2, DLB2_STATE_FAILED);
 	dlb2_intr_exit(dlb2);
 	pci_clear_master(pdev);
 }
@@ -273,13 +297,13 @@ static int dlb2_suspend(struct device *dev)
 	struct dlb2 *dlb2 = dev_get_drvdata(dev);
 	unsigned int d, n = 0;
 
-	mutex_lock(dlb2->lock);
+	mutex_lock(&dlb2->fn->lock);
 	for (d = 0; d < DLB2_MAX_DOMAINS; d++)
 		n += !!dlb2->domains[d];
 	n += dlb2->dying;
 	if (!n && dlb2->state == DLB2_STATE_READY)
 		dlb2->state = DLB2_STATE_RESETTING;	/* until resume */
-	mutex_unlock(dlb2->lock);
+	mutex_unlock(&dlb2->fn->lock);
 	if (n) {
 		dev_err(dev, "suspend refused: %u domains enabled; disable them first\n",
 			n);
@@ -346,6 +370,7 @@ static int __init dlb2_init(void)
 
 err_configfs:
 	dlb2_configfs_exit();
+	dlb2_functions_exit();
 err_chrdev:
 	dlb2_port_chrdev_exit();
 err_sysfs:
@@ -358,6 +383,7 @@ static void __exit dlb2_exit(void)
 {
 	pci_unregister_driver(&dlb2_pci_driver);
 	dlb2_configfs_exit();
+	dlb2_functions_exit();
 	dlb2_port_chrdev_exit();
 	dlb2_debugfs_exit();
 	dlb2_sysfs_exit();

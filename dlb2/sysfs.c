@@ -32,7 +32,7 @@ static ssize_t dev_id_show(struct device *dev, struct device_attribute *attr,
 {
 	struct dlb2 *dlb2 = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%d\n", dlb2->id);
+	return sysfs_emit(buf, "%d\n", dlb2->fn->id);
 }
 static DEVICE_ATTR_RO(dev_id);
 
@@ -47,9 +47,9 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 	struct dlb2 *dlb2 = dev_get_drvdata(dev);
 	enum dlb2_state state;
 
-	mutex_lock(dlb2->lock);
+	mutex_lock(&dlb2->fn->lock);
 	state = dlb2->state;
-	mutex_unlock(dlb2->lock);
+	mutex_unlock(&dlb2->fn->lock);
 	return sysfs_emit(buf, "%s\n", names[state]);
 }
 static DEVICE_ATTR_RO(state);
@@ -90,12 +90,12 @@ static ssize_t ingress_alarms_store(struct device *dev,
 	if (kstrtobool(buf, &on) || !on)
 		return -EINVAL;
 	/* Not while a reset or a recovery owns the registers. */
-	mutex_lock(dlb2->lock);
+	mutex_lock(&dlb2->fn->lock);
 	if (dlb2->state == DLB2_STATE_READY)
 		dlb2_alarms_enable(dlb2);
 	else
 		ret = -EBUSY;
-	mutex_unlock(dlb2->lock);
+	mutex_unlock(&dlb2->fn->lock);
 	return ret;
 }
 static DEVICE_ATTR_RW(ingress_alarms);
@@ -189,9 +189,9 @@ static ssize_t res_show(struct device *dev, struct device_attribute *attr,
 	u32 val;
 
 	if (!ra->total) {
-		mutex_lock(dlb2->lock);
+		mutex_lock(&dlb2->fn->lock);
 		val = res_value(&dlb2->res, ra->field);
-		mutex_unlock(dlb2->lock);
+		mutex_unlock(&dlb2->fn->lock);
 		return sysfs_emit(buf, "%u\n", val);
 	}
 	total = kmalloc(sizeof(*total), GFP_KERNEL);
@@ -376,7 +376,7 @@ ATTRIBUTE_GROUPS(domain_stat);
 
 STAT(q_name, name, "%s", s->queue->name);
 STAT(q_id, id, "%u", s->queue->id);
-STAT(q_type, type, "%s", s->queue->ldb ? "ldb" : "dir");
+STAT(q_type, type, "%s", s->queue->desc.ldb ? "ldb" : "dir");
 STAT(q_depth, depth, "%u", dlb2_hw_queue_depth(s->dom->dlb2, s->queue));
 STAT(q_enqueued, enqueued, "%llu", dlb2_hw_queue_enqueued(s->dom->dlb2, s->queue));
 
@@ -497,8 +497,8 @@ int dlb2_domain_sysfs_add(struct dlb2_domain *dom)
 	char prefix[16];
 	unsigned int i;
 
-	lockdep_assert_held(dlb2->lock);
-	snprintf(prefix, sizeof(prefix), "dlb2_%d", dlb2->id);
+	lockdep_assert_held(&dlb2->fn->lock);
+	snprintf(prefix, sizeof(prefix), "dlb2_%d", dlb2->fn->id);
 	dev = stats_add(&domain_type, &dlb2->pdev->dev, prefix, dom->name, dom,
 			NULL, NULL);
 	if (IS_ERR(dev))
@@ -537,7 +537,7 @@ void dlb2_domain_sysfs_del(struct dlb2_domain *dom)
 {
 	unsigned int i;
 
-	lockdep_assert_held(dom->dlb2->lock);
+	lockdep_assert_held(&dom->dlb2->fn->lock);
 	for (i = 0; i < dom->num_ports; i++)
 		stats_del(&dom->ports[i]->sysfs_dev);
 	for (i = 0; i < dom->num_queues; i++)
