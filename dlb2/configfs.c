@@ -755,7 +755,7 @@ static ssize_t port_id_show(struct config_item *item, char *page)
 
 	mutex_lock(&port->dom->dev->fn->lock);
 	if (port->dom->hw)
-		id = port->dom->hw->ports[port->index]->id;
+		id = port->dom->hw->ports[port->index]->hw.id;
 	mutex_unlock(&port->dom->dev->fn->lock);
 	return sprintf(page, "%d\n", id);
 }

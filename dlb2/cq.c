@@ -36,15 +36,15 @@
 
 /**
  * dlb2_port_cq_alloc() - allocate the CQ ring of a new port
- * @port: the port; @port->cq_entries set
+ * @port: the port; @port->hw.cq_entries set
  * @dev: the device that writes the ring
  *
  * Return: 0 or -ENOMEM.  The ring goes with dlb2_port_cq_free().
  */
 int dlb2_port_cq_alloc(struct dlb2_port *port, struct device *dev)
 {
-	port->cq_va = dma_alloc_attrs(dev, dlb2_port_cq_map_size(port),
-				      &port->cq_dma, GFP_KERNEL,
+	port->cq_va = dma_alloc_attrs(dev, dlb2_port_cq_map_size(&port->hw),
+				      &port->hw.cq_dma, GFP_KERNEL,
 				      DLB2_CQ_DMA_ATTRS);
 	return port->cq_va ? 0 : -ENOMEM;
 }
@@ -58,10 +58,10 @@ void dlb2_port_cq_free(struct dlb2_port *port, struct device *dev)
 {
 	if (!port->cq_va)
 		return;
-	dma_free_attrs(dev, dlb2_port_cq_map_size(port), port->cq_va,
-		       port->cq_dma, DLB2_CQ_DMA_ATTRS);
+	dma_free_attrs(dev, dlb2_port_cq_map_size(&port->hw), port->cq_va,
+		       port->hw.cq_dma, DLB2_CQ_DMA_ATTRS);
 	port->cq_va = NULL;
-	port->cq_dma = 0;
+	port->hw.cq_dma = 0;
 }
 
 /**
@@ -89,8 +89,8 @@ int dlb2_port_cq_mmap(struct dlb2_port *port, struct device *dev,
 		return -EIO;
 	/* The ring from its start; vm_pgoff names the region (port.c). */
 	vma->vm_pgoff = 0;
-	ret = dma_mmap_attrs(dev, vma, port->cq_va, port->cq_dma,
-			     dlb2_port_cq_map_size(port), DLB2_CQ_DMA_ATTRS);
+	ret = dma_mmap_attrs(dev, vma, port->cq_va, port->hw.cq_dma,
+			     dlb2_port_cq_map_size(&port->hw), DLB2_CQ_DMA_ATTRS);
 	vma->vm_pgoff = pgoff;
 	if (!ret && WARN_ON_ONCE(!(vma->vm_flags & VM_PFNMAP)))
 		ret = -EIO;
@@ -119,7 +119,7 @@ static bool unmap_pending(const struct dlb2_port *port)
 	unsigned int s;
 
 	for (s = 0; s < DLB2_MAX_LINKS; s++)
-		if (port->slot_state[s] == DLB2_SLOT_UNMAP_PENDING)
+		if (port->hw.slot_state[s] == DLB2_SLOT_UNMAP_PENDING)
 			return true;
 	return false;
 }
@@ -130,7 +130,7 @@ static bool unmap_pending(const struct dlb2_port *port)
  */
 void dlb2_port_cq_resume(struct dlb2_port *port)
 {
-	dlb2_hw_cq_enable(port->dom->dlb2, port, !unmap_pending(port));
+	dlb2_hw_cq_enable(port->dom->dlb2, &port->hw, !unmap_pending(port));
 }
 
 /**
@@ -149,15 +149,15 @@ void dlb2_port_release_cq(struct dlb2_port *port)
 
 	lockdep_assert_held(&dlb2->fn->lock);
 	lockdep_assert_held(&port->lock);
-	dlb2_hw_cq_enable(dlb2, port, false);
+	dlb2_hw_cq_enable(dlb2, &port->hw, false);
 	/* The drain writes to the producer port, even one a storm stopped. */
 	stopped = dlb2_alarms_port_hold(dlb2, port);
-	dlb2_hw_port_drain_all(dlb2, port, &port->released);
+	dlb2_hw_port_drain_all(dlb2, &port->hw, &port->released);
 	dlb2_alarms_port_release(dlb2, port, stopped);
-	memset(port->cq_va, 0, dlb2_port_cq_map_size(port));
-	dlb2_hw_cq_reset(dlb2, port);
-	WRITE_ONCE(port->isr_wptr, 0);		/* as the device's, reset */
-	atomic_set(&port->irqs, 0);
+	memset(port->cq_va, 0, dlb2_port_cq_map_size(&port->hw));
+	dlb2_hw_cq_reset(dlb2, &port->hw);
+	WRITE_ONCE(port->irq.isr_wptr, 0);		/* as the device's, reset */
+	atomic_set(&port->irq.count, 0);
 	dlb2_port_cq_resume(port);
 }
 
@@ -178,8 +178,8 @@ void dlb2_port_kill(struct dlb2_port *port)
 	mutex_lock(&port->lock);
 	port->dlb2 = NULL;
 	port->dom = NULL;
-	if (port->file)
-		unmap_mapping_range(port->file->f_mapping, 0, 0, 1);
+	if (port->cdev.file)
+		unmap_mapping_range(port->cdev.file->f_mapping, 0, 0, 1);
 	mutex_unlock(&port->lock);
-	wake_up_all(&port->wq);
+	wake_up_all(&port->irq.wq);
 }

@@ -10,7 +10,7 @@
  * Documentation/admin-guide/dlb2.rst ("What to send with a bug report"):
  * one line per object, "<kind> <name> key=value ...", indented by its
  * depth.  It is read under the device lock, and, for each port, its
- * p2p_lock and lock (dlb2.h, "Locking"), so it is consistent; the
+ * p2p.lock and lock (dlb2.h, "Locking"), so it is consistent; the
  * counters read from the device are as sysfs shows them.  Built only with
  * CONFIG_DEBUG_FS (dlb2.h has the stubs).
  */
@@ -89,33 +89,33 @@ static void show_port(struct seq_file *m, struct dlb2 *dlb2,
 
 	pins = dlb2_p2p_count(p, &revoked);
 	mutex_lock(&p->lock);
-	open = p->file;
+	open = p->cdev.file;
 	mutex_unlock(&p->lock);
 	seq_printf(m, "  port %s type=%s id=%u cq_depth=%u wait_mode=%s",
-		   p->name, p->ldb ? "ldb" : "dir", p->id, p->cq_depth,
-		   p->intr ? "interrupt" : "poll");
-	if (p->ldb)
-		seq_printf(m, " history_list=%u hist_list_base=%u", p->hist_size,
-			   p->hist_base);
+		   p->name, p->hw.ldb ? "ldb" : "dir", p->hw.id, p->hw.cq_depth,
+		   p->hw.intr ? "interrupt" : "poll");
+	if (p->hw.ldb)
+		seq_printf(m, " history_list=%u hist_list_base=%u", p->hw.hist_size,
+			   p->hw.hist_base);
 	seq_printf(m, " open=%d pins=%u pins_revoked=%u dequeued=%llu outstanding=%u inflight=%u released=%lld alarms=%lld\n",
-		   open, pins, revoked, dlb2_hw_cq_scheduled(dlb2, p),
-		   dlb2_hw_cq_tokens(dlb2, p), dlb2_hw_cq_inflights(dlb2, p),
+		   open, pins, revoked, dlb2_hw_cq_scheduled(dlb2, &p->hw),
+		   dlb2_hw_cq_tokens(dlb2, &p->hw), dlb2_hw_cq_inflights(dlb2, &p->hw),
 		   atomic64_read(&p->released), atomic64_read(&p->alarms));
-	if (!p->ldb) {
+	if (!p->hw.ldb) {
 		unsigned int i;
 
 		/* its queue has its id (domain.c) */
 		for (i = 0; i < dom->num_queues; i++)
-			if (!dom->queues[i].desc.ldb && dom->queues[i].id == p->id)
+			if (!dom->queues[i].desc.ldb && dom->queues[i].id == p->hw.id)
 				seq_printf(m, "    link %s\n", dom->queues[i].name);
 		return;
 	}
 	for (s = 0; s < DLB2_MAX_LINKS; s++) {
-		if (p->slot_state[s] == DLB2_SLOT_UNMAPPED)
+		if (p->hw.slot_state[s] == DLB2_SLOT_UNMAPPED)
 			continue;
 		seq_printf(m, "    link %s slot=%u priority=%u state=%s\n",
-			   p->slot_queue[s] ? p->slot_queue[s]->name : "-", s,
-			   p->slot_prio[s], slot_names[p->slot_state[s]]);
+			   p->hw.slot_queue[s] ? p->hw.slot_queue[s]->name : "-", s,
+			   p->hw.slot_prio[s], slot_names[p->hw.slot_state[s]]);
 	}
 }
 

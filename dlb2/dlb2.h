@@ -31,7 +31,7 @@
  *     tree of its device (the lists of domains, queues, ports and links,
  *     their descriptions, dlb2_cfs_domain.hw and .status), dlb2.state,
  *     dlb2.res, dlb2.domains[], dlb2.dying, the link state of every port
- *     (slot_queue/slot_prio/slot_state) and all register programming
+ *     (dlb2_hw_port.slot_*) and all register programming
  *     (hw.c: domain set-up, links, the pending-unmap worker, teardown,
  *     the CQ recovery of a closed port).  Different devices' locks are
  *     never held together.  There is no per-domain lock: a domain is
@@ -41,11 +41,11 @@
  *     dlb2_port_cdev_enable(), dlb2_port_cdev_del()) or alone (open, which
  *     takes a reference on the port and drops the lock before it takes
  *     port->lock).
- *  4. dlb2_port.p2p_lock (per port): the port's P2P holders (p2p.c).
+ *  4. dlb2_port.p2p.lock (per port): the port's P2P holders (p2p.c).
  *     Never held while a holder's callback runs.
  *  5. dlb2_port.lock (per port): the port being live (dlb2/dom set), its
  *     open file, its holders' revoked flags and their DMA mappings;
- *     taken under the device lock (revoke, CQ recovery), under p2p_lock
+ *     taken under the device lock (revoke, CQ recovery), under p2p.lock
  *     (pin, revoke_all), under the mmap lock (fault, mmap), under a
  *     dma-buf's reservation lock (attach, map and unmap, through
  *     dlb2_p2p_revoked(), dlb2_p2p_map() and dlb2_p2p_unmap()) and
@@ -61,7 +61,7 @@
  * run alone.
  *
  * Foreign locks that take dlb2's: the mmap lock (dlb2_p2p_get() drops it
- * before p2p_lock), a dma-buf's reservation lock (dma_resv; on 6.1 also
+ * before p2p.lock), a dma-buf's reservation lock (dma_resv; on 6.1 also
  * dma_buf.lock around vmap), the peer-memory core's mapping_lock and
  * peermem_dlb's pm_ctx.lock: each may be held when port->lock is taken,
  * none is taken under a dlb2 lock.  sysfs: the device attributes that
@@ -69,7 +69,7 @@
  * active reference, and are removed by the driver core outside it; the
  * statistics devices of a domain (sysfs.c), unregistered under the device
  * lock (device_del() waits for their show()), take no lock.  debugfs:
- * the dump (debugfs.c) takes the device lock, then each port's p2p_lock
+ * the dump (debugfs.c) takes the device lock, then each port's p2p.lock
  * and lock, inside debugfs's reference on the file, which remove drops
  * (debugfs_remove_recursive()) with no dlb2 lock held.
  *
@@ -77,10 +77,10 @@
  * (dlb2_p2p_get() pins, peer-memory MRs through peermem_dlb, dma-bufs
  * through dmabuf.c, whose callback takes the reservation lock, calls
  * move_notify under it and waits for the fences) are called with NO dlb2
- * lock held: not the device lock, not su_mutex, not p2p_lock or
+ * lock held: not the device lock, not su_mutex, not p2p.lock or
  * port->lock.  They wait for other processes (a peer-memory invalidation
  * waits until the MR's owner has finished setting it up, which takes
- * port->lock and p2p_lock), so holding any of those would stall or
+ * port->lock and p2p.lock), so holding any of those would stall or
  * deadlock.  Revocation is therefore in three steps: under the device
  * lock the domain's ports are unpublished and marked dead (every later
  * open, mmap, fault, pin, map, cpu_addr and dma-buf attach fails), the
@@ -99,7 +99,7 @@
  * so rmdir fails with ENOTEMPTY.)
  *
  * Why counters and wait queues, not percpu_ref or completions: dlb2.dying
- * (revoked domains not yet freed) and dlb2_port.p2p_pending (revoke
+ * (revoked domains not yet freed) and dlb2_port.p2p.pending (revoke
  * callbacks chosen and not yet returned) are counts under a lock that
  * are read as counts (suspend refuses while dlb2.dying is not 0, debugfs
  * prints it), go to 0 and up again many times in a binding (a reset, a
@@ -108,7 +108,7 @@
  * callback returned).  A percpu_ref cannot be read while live and must be
  * killed and resurrected around each wait; a completion is one event, not
  * a count.  Both counters change only under their lock (the device lock,
- * p2p_lock), and their waiters check them with wait_event().
+ * p2p.lock), and their waiters check them with wait_event().
  *
  * Interrupts.  The handlers read dlb2.ldb_ports[] and dlb2.dir_ports[]
  * without locks: a port is published there before its CQ interrupt is

@@ -111,18 +111,18 @@ static struct dlb2_port *alloc_port(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		return NULL;
 	kref_init(&port->ref);
 	mutex_init(&port->lock);
-	mutex_init(&port->p2p_lock);
-	INIT_LIST_HEAD(&port->p2p);
-	init_waitqueue_head(&port->p2p_wq);
-	init_waitqueue_head(&port->wq);
+	mutex_init(&port->p2p.lock);
+	INIT_LIST_HEAD(&port->p2p.pins);
+	init_waitqueue_head(&port->p2p.wq);
+	init_waitqueue_head(&port->irq.wq);
 	port->dev_lock = &dlb2->fn->lock;
 	port->dlb2 = dlb2;
 	port->dom = dom;
-	port->ldb = d->ldb;
-	port->intr = d->intr;
-	port->cq_depth = d->cq_depth;
-	port->cq_entries = max_t(u32, d->cq_depth, 8);
-	port->hist_size = d->ldb ? dlb2_port_hist_list(d) : 0;
+	port->hw.ldb = d->ldb;
+	port->hw.intr = d->intr;
+	port->hw.cq_depth = d->cq_depth;
+	port->hw.cq_entries = max_t(u32, d->cq_depth, 8);
+	port->hw.hist_size = d->ldb ? dlb2_port_hist_list(d) : 0;
 	strscpy(port->name, d->name, sizeof(port->name));
 	if (dlb2_port_cq_alloc(port, &dlb2->pdev->dev)) {
 		free_port(dlb2, port);
@@ -159,8 +159,8 @@ static int setup_ports(struct dlb2 *dlb2, struct dlb2_domain *dom,
 				start = d->cos * (DLB2_MAX_LDB_PORTS / DLB2_NUM_COS);
 				end = start + DLB2_MAX_LDB_PORTS / DLB2_NUM_COS;
 			}
-			dom->ports[i]->id = take_id(dom->res.ldb_ports, used_ldb,
-						    start, end);
+			dom->ports[i]->hw.id = take_id(dom->res.ldb_ports,
+						       used_ldb, start, end);
 		}
 	}
 	for (i = 0; i < desc->num_ports; i++) {
@@ -168,18 +168,18 @@ static int setup_ports(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		struct dlb2_port *port = dom->ports[i];
 
 		if (d->ldb) {
-			port->hist_base = hist;
-			hist += port->hist_size;
+			port->hw.hist_base = hist;
+			hist += port->hw.hist_size;
 			for (l = 0; l < d->num_links; l++) {
-				port->slot_queue[l] = &dom->queues[d->link_queue[l]];
-				port->slot_prio[l] = d->link_prio[l];
+				port->hw.slot_queue[l] = &dom->queues[d->link_queue[l]];
+				port->hw.slot_prio[l] = d->link_prio[l];
 			}
 			continue;
 		}
-		port->id = take_id(dom->res.dir_ports, used_dir, 0,
-				   dlb2->res.num_dir_ports);
+		port->hw.id = take_id(dom->res.dir_ports, used_dir, 0,
+				      dlb2->res.num_dir_ports);
 		if (d->num_links)
-			dom->queues[d->link_queue[0]].id = port->id;
+			dom->queues[d->link_queue[0]].id = port->hw.id;
 	}
 	return 0;
 }
@@ -201,20 +201,20 @@ static void program(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	for (i = 0; i < dom->num_ports; i++) {
 		struct dlb2_port *port = dom->ports[i];
 
-		if (!port->ldb) {
-			dlb2_hw_dir_port(dlb2, d, port);
-			WRITE_ONCE(dlb2->dir_ports[port->id], port);
+		if (!port->hw.ldb) {
+			dlb2_hw_dir_port(dlb2, d, &port->hw);
+			WRITE_ONCE(dlb2->dir_ports[port->hw.id], port);
 		} else {
-			dlb2_hw_ldb_port(dlb2, d, port);
-			WRITE_ONCE(dlb2->ldb_ports[port->id], port);
+			dlb2_hw_ldb_port(dlb2, d, &port->hw);
+			WRITE_ONCE(dlb2->ldb_ports[port->hw.id], port);
 			for (s = 0; s < desc->ports[i].num_links; s++) {
-				port->slot_state[s] = DLB2_SLOT_MAPPED;
-				dlb2_hw_map(dlb2, port, s);
+				port->hw.slot_state[s] = DLB2_SLOT_MAPPED;
+				dlb2_hw_map(dlb2, &port->hw, s);
 			}
-			dlb2_hw_cq_enable(dlb2, port, true);
+			dlb2_hw_cq_enable(dlb2, &port->hw, true);
 		}
-		if (port->intr)
-			dlb2_hw_port_intr(dlb2, port, true);
+		if (port->hw.intr)
+			dlb2_hw_port_intr(dlb2, &port->hw, true);
 	}
 }
 
@@ -258,10 +258,10 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		for (i = 0; i < dom->num_ports; i++) {
 			struct dlb2_port *port = dom->ports[i];
 
-			if (port->ldb)
-				WRITE_ONCE(dlb2->ldb_ports[port->id], NULL);
+			if (port->hw.ldb)
+				WRITE_ONCE(dlb2->ldb_ports[port->hw.id], NULL);
 			else
-				WRITE_ONCE(dlb2->dir_ports[port->id], NULL);
+				WRITE_ONCE(dlb2->dir_ports[port->hw.id], NULL);
 		}
 		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_CQ));
 		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
@@ -439,7 +439,7 @@ static int free_slot(struct dlb2_port *port)
 	unsigned int s;
 
 	for (s = 0; s < DLB2_MAX_LINKS; s++)
-		if (port->slot_state[s] == DLB2_SLOT_UNMAPPED)
+		if (port->hw.slot_state[s] == DLB2_SLOT_UNMAPPED)
 			return s;
 	return -ENOSPC;
 }
@@ -449,8 +449,8 @@ static int mapped_slot(const struct dlb2_port *p, const struct dlb2_queue *q)
 {
 	unsigned int s;
 
-	for (s = 0; p->ldb && s < DLB2_MAX_LINKS; s++)
-		if (p->slot_queue[s] == q && p->slot_state[s] == DLB2_SLOT_MAPPED)
+	for (s = 0; p->hw.ldb && s < DLB2_MAX_LINKS; s++)
+		if (p->hw.slot_queue[s] == q && p->hw.slot_state[s] == DLB2_SLOT_MAPPED)
 			return s;
 	return -1;
 }
@@ -469,7 +469,7 @@ static void mapped_cqs_enable(struct dlb2_domain *dom,
 		if (on)
 			dlb2_port_cq_resume(c);
 		else
-			dlb2_hw_cq_enable(dom->dlb2, c, false);
+			dlb2_hw_cq_enable(dom->dlb2, &c->hw, false);
 	}
 }
 
@@ -504,14 +504,14 @@ int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 	int slot, s;
 	u32 lim;
 
-	if (!p->ldb || !q->desc.ldb)
+	if (!p->hw.ldb || !q->desc.ldb)
 		return -EINVAL;
 	slot = free_slot(p);
 	if (slot < 0)
 		return slot;
 	if (dlb2_hw_map_quiesce(dlb2, q, &lim))
 		return -EBUSY;
-	dlb2_hw_cq_enable(dlb2, p, false);
+	dlb2_hw_cq_enable(dlb2, &p->hw, false);
 	mapped_cqs_enable(dom, q, false);
 	if (dlb2_hw_queue_inflight(dlb2, q)) {
 		dlb2_hw_queue_infl_lim(dlb2, q, lim);
@@ -519,15 +519,15 @@ int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 		dlb2_port_cq_resume(p);
 		return -EBUSY;
 	}
-	p->slot_queue[slot] = q;
-	p->slot_prio[slot] = prio;
-	p->slot_state[slot] = DLB2_SLOT_MAPPED;
-	dlb2_hw_map(dlb2, p, slot);
-	dlb2_hw_map_has_work(dlb2, p, slot);
+	p->hw.slot_queue[slot] = q;
+	p->hw.slot_prio[slot] = prio;
+	p->hw.slot_state[slot] = DLB2_SLOT_MAPPED;
+	dlb2_hw_map(dlb2, &p->hw, slot);
+	dlb2_hw_map_has_work(dlb2, &p->hw, slot);
 	for (i = 0; i < dom->num_ports; i++) {
 		s = mapped_slot(dom->ports[i], q);
 		if (s >= 0)
-			dlb2_hw_slot_inflight_ok(dlb2, dom->ports[i], s);
+			dlb2_hw_slot_inflight_ok(dlb2, &dom->ports[i]->hw, s);
 	}
 	dlb2_hw_queue_infl_lim(dlb2, q, lim);
 	mapped_cqs_enable(dom, q, true);
@@ -551,16 +551,16 @@ void dlb2_domain_unlink(struct dlb2_domain *dom, unsigned int port,
 	unsigned int s;
 
 	for (s = 0; s < DLB2_MAX_LINKS; s++) {
-		if (p->slot_queue[s] != q ||
-		    p->slot_state[s] != DLB2_SLOT_MAPPED)
+		if (p->hw.slot_queue[s] != q ||
+		    p->hw.slot_state[s] != DLB2_SLOT_MAPPED)
 			continue;
-		if (dlb2_hw_unmap(dom->dlb2, p, s)) {
-			p->slot_state[s] = DLB2_SLOT_UNMAP_PENDING;
+		if (dlb2_hw_unmap(dom->dlb2, &p->hw, s)) {
+			p->hw.slot_state[s] = DLB2_SLOT_UNMAP_PENDING;
 			schedule_delayed_work(&dom->dlb2->pending_work,
 					      DLB2_PENDING_RETRY);
 		} else {
-			p->slot_state[s] = DLB2_SLOT_UNMAPPED;
-			p->slot_queue[s] = NULL;
+			p->hw.slot_state[s] = DLB2_SLOT_UNMAPPED;
+			p->hw.slot_queue[s] = NULL;
 		}
 	}
 	dlb2_port_cq_resume(p);
@@ -585,14 +585,14 @@ void dlb2_pending_work(struct work_struct *work)
 			struct dlb2_port *p = dom->ports[i];
 
 			for (s = 0; s < DLB2_MAX_LINKS; s++) {
-				if (p->slot_state[s] != DLB2_SLOT_UNMAP_PENDING)
+				if (p->hw.slot_state[s] != DLB2_SLOT_UNMAP_PENDING)
 					continue;
-				if (dlb2_hw_unmap(dlb2, p, s)) {
+				if (dlb2_hw_unmap(dlb2, &p->hw, s)) {
 					again = true;
 					continue;
 				}
-				p->slot_state[s] = DLB2_SLOT_UNMAPPED;
-				p->slot_queue[s] = NULL;
+				p->hw.slot_state[s] = DLB2_SLOT_UNMAPPED;
+				p->hw.slot_queue[s] = NULL;
 			}
 			dlb2_port_cq_resume(p);
 		}

@@ -120,41 +120,92 @@ struct dlb2_queue {
 };
 
 /**
- * struct dlb2_port - an enabled port
- * @ref: held by the domain while enabled, by an open file and by each
- *	 P2P holder
- * @lock: protects @dlb2, @dom, @file, and the revocation below
- * @dev_lock: the device lock (dlb2_function.lock), for the file's
- *	      release: unlike @dlb2 it stays valid after revocation (the
- *	      function lives as long as the module)
- * @dlb2: the device, NULL once the port is revoked
- * @dom: its domain, NULL once revoked
- * @file: the one open file, or NULL
- * @sysfs_dev: sysfs statistics device (port.<name>)
- * @cdev_dev: the character device (/dev/dlb2/<N>/<domain>/<port>)
- * @devt: its device number
- * @ldb: load-balanced
+ * struct dlb2_hw_port - a port as the hardware knows it: what hw.c programs
+ * @ldb: load-balanced (else directed)
  * @id: hardware id
  * @intr: CQ interrupt enabled
  * @cq_depth: configured CQ depth
  * @cq_entries: ring entries, max(cq_depth, 8)
- * @cq_va: CQ ring, dlb2_port_cq_map_size() bytes of coherent DMA memory
- *	   (cq.c); NULL once freed at teardown (dlb2_port_cq_free())
  * @cq_dma: CQ ring (bus address)
  * @hist_base: first history-list entry
  * @hist_size: history-list entries
  * @slot_queue: queue of each QID slot (load-balanced)
  * @slot_prio: priority of each slot
- * @slot_state: state of each slot
+ * @slot_state: state of each slot (under the device lock)
+ */
+struct dlb2_hw_port {
+	bool ldb;
+	unsigned int id;
+	bool intr;
+	u32 cq_depth;
+	u32 cq_entries;
+	dma_addr_t cq_dma;
+	u32 hist_base;
+	u32 hist_size;
+	struct dlb2_queue *slot_queue[DLB2_MAX_LINKS];
+	u8 slot_prio[DLB2_MAX_LINKS];
+	enum dlb2_slot_state slot_state[DLB2_MAX_LINKS];
+};
+
+/**
+ * struct dlb2_port_irq - a port's CQ interrupt (intr.c)
  * @wq: waiters for CQ interrupts
- * @irqs: CQ interrupts not yet read
+ * @count: CQ interrupts not yet read
  * @isr_wptr: the CQ write pointer the interrupt handler last woke the port
  *	      at (DLB 2.5's directed ports 64..95 only; handler only)
- * @p2p_lock: protects @p2p, @p2p_pending and each pin's callback state
- *	      (p2p.c); never held while a callback runs
- * @p2p: pins of other kernel modules on the producer port (struct dlb2_p2p)
- * @p2p_pending: revoke callbacks chosen to run and not yet returned
- * @p2p_wq: woken when a callback returns
+ */
+struct dlb2_port_irq {
+	wait_queue_head_t wq;
+	atomic_t count;
+	u32 isr_wptr;
+};
+
+/**
+ * struct dlb2_port_p2p - a port's pins of other kernel modules (p2p.c)
+ * @lock: protects @pins, @pending and each pin's callback state; never
+ *	  held while a callback runs
+ * @pins: the pins on the producer port (struct dlb2_p2p)
+ * @pending: revoke callbacks chosen to run and not yet returned
+ * @wq: woken when a callback returns
+ */
+struct dlb2_port_p2p {
+	struct mutex lock;	/* see the kernel-doc above */
+	struct list_head pins;
+	unsigned int pending;
+	wait_queue_head_t wq;
+};
+
+/**
+ * struct dlb2_port_cdev - a port's character device (port.c)
+ * @file: the one open file, or NULL (under dlb2_port.lock)
+ * @dev: the device (/dev/dlb2/<N>/<domain>/<port>)
+ * @devt: its device number
+ */
+struct dlb2_port_cdev {
+	struct file *file;
+	struct device *dev;
+	dev_t devt;
+};
+
+/**
+ * struct dlb2_port - an enabled port: the object (cq.c) and, one member
+ *		      each, what the layers above keep of it
+ * @ref: held by the domain while enabled, by an open file and by each
+ *	 P2P holder
+ * @lock: protects @dlb2, @dom, @cdev.file, and the revocation of pins
+ *	  (dlb2.h, "Locking")
+ * @dev_lock: the device lock (dlb2_function.lock), for the file's
+ *	      release: unlike @dlb2 it stays valid after revocation (the
+ *	      function lives as long as the module)
+ * @dlb2: the device, NULL once the port is revoked
+ * @dom: its domain, NULL once revoked
+ * @cq_va: CQ ring, dlb2_port_cq_map_size() bytes of coherent DMA memory
+ *	   (cq.c); NULL once freed at teardown (dlb2_port_cq_free())
+ * @hw: the port as programmed (hw.c)
+ * @irq: its CQ interrupt (intr.c)
+ * @p2p: its P2P holders (p2p.c)
+ * @cdev: its character device (port.c)
+ * @sysfs_dev: sysfs statistics device (port.<name>, sysfs.c)
  * @released: QEs the driver completed or popped for dead consumers
  * @alarms: ingress alarms raised by this port
  * @name: configfs name
@@ -165,29 +216,12 @@ struct dlb2_port {
 	struct mutex *dev_lock;
 	struct dlb2 *dlb2;
 	struct dlb2_domain *dom;
-	struct file *file;
-	struct device *sysfs_dev;
-	struct device *cdev_dev;
-	dev_t devt;
-	bool ldb;
-	unsigned int id;
-	bool intr;
-	u32 cq_depth;
-	u32 cq_entries;
 	void *cq_va;
-	dma_addr_t cq_dma;
-	u32 hist_base;
-	u32 hist_size;
-	struct dlb2_queue *slot_queue[DLB2_MAX_LINKS];
-	u8 slot_prio[DLB2_MAX_LINKS];
-	enum dlb2_slot_state slot_state[DLB2_MAX_LINKS];
-	wait_queue_head_t wq;
-	atomic_t irqs;
-	u32 isr_wptr;
-	struct mutex p2p_lock;	/* see the kernel-doc above */
-	struct list_head p2p;
-	unsigned int p2p_pending;
-	wait_queue_head_t p2p_wq;
+	struct dlb2_hw_port hw;
+	struct dlb2_port_irq irq;
+	struct dlb2_port_p2p p2p;
+	struct dlb2_port_cdev cdev;
+	struct device *sysfs_dev;
 	atomic64_t released;
 	atomic64_t alarms;
 	char name[DLB2_NAME_MAX + 1];
@@ -199,19 +233,19 @@ struct dlb2_port {
  *
  * Return: the offset of its 4 KiB window from the start of BAR0.
  */
-static inline u32 dlb2_port_pp_offs(const struct dlb2_port *port)
+static inline u32 dlb2_port_pp_offs(const struct dlb2_hw_port *port)
 {
 	return port->ldb ? DLB2_LDB_PP_OFFS(port->id) :
 			   DLB2_DIR_PP_OFFS(port->id);
 }
 
 /* Bytes of a port's CQ ring (sparse mode: 64 per entry), and of its mapping. */
-static inline u32 dlb2_port_cq_size(const struct dlb2_port *port)
+static inline u32 dlb2_port_cq_size(const struct dlb2_hw_port *port)
 {
 	return port->cq_entries * 64;
 }
 
-static inline u32 dlb2_port_cq_map_size(const struct dlb2_port *port)
+static inline u32 dlb2_port_cq_map_size(const struct dlb2_hw_port *port)
 {
 	return PAGE_ALIGN(dlb2_port_cq_size(port));
 }

@@ -157,14 +157,14 @@ static u32 depth_select(u32 depth)
 }
 
 /* Tokens preloaded so that only depth QEs fit in the 8-entry minimum ring. */
-static u32 token_bias(const struct dlb2_port *port)
+static u32 token_bias(const struct dlb2_hw_port *port)
 {
 	return port->cq_depth < 8 ? 8 - port->cq_depth : 0;
 }
 
 /* 6.5: a load-balanced port; its CQ is enabled, its slots are empty. */
 void dlb2_hw_ldb_port(struct dlb2 *dlb2, unsigned int dom,
-		      const struct dlb2_port *port)
+		      const struct dlb2_hw_port *port)
 {
 	unsigned int p = port->id;
 	u32 sel = depth_select(port->cq_depth);
@@ -196,7 +196,7 @@ void dlb2_hw_ldb_port(struct dlb2 *dlb2, unsigned int dom,
 
 /* 6.6: a directed port (its queue is programmed separately). */
 void dlb2_hw_dir_port(struct dlb2 *dlb2, unsigned int dom,
-		      const struct dlb2_port *port)
+		      const struct dlb2_hw_port *port)
 {
 	unsigned int p = port->id;
 	u32 sel = depth_select(port->cq_depth);
@@ -227,7 +227,7 @@ void dlb2_hw_dir_port(struct dlb2 *dlb2, unsigned int dom,
  * write it (facts 1.4).  Configuring does not arm; user space arms with the
  * ARM command.
  */
-void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		       bool on)
 {
 	u32 isr = on ? FIELD_PREP(DLB2_CQ_ISR_VECTOR, 0) |
@@ -248,7 +248,7 @@ void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
 }
 
 /* 6.9: start or stop scheduling to a CQ. */
-void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		       bool on)
 {
 	dlb2_csr_wr(dlb2, port->ldb ? DLB2_LSP_CQ_LDB_DSBL(dlb2->ver, port->id) :
@@ -289,7 +289,7 @@ static void sched_ctrl(struct dlb2 *dlb2, unsigned int p, unsigned int slot,
  * dlb2_domain_link(), which calls this between dlb2_hw_map_quiesce() and
  * dlb2_hw_map_has_work().
  */
-void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		 unsigned int slot)
 {
 	const struct dlb2_queue *q = port->slot_queue[slot];
@@ -358,7 +358,7 @@ void dlb2_hw_queue_infl_lim(struct dlb2 *dlb2, const struct dlb2_queue *q,
  * status is cleared; the caller sets it again for every slot mapped to
  * the queue (dlb2_hw_slot_inflight_ok()).
  */
-void dlb2_hw_map_has_work(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_map_has_work(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 			  unsigned int slot)
 {
 	const struct dlb2_queue *q = port->slot_queue[slot];
@@ -375,7 +375,7 @@ void dlb2_hw_map_has_work(struct dlb2 *dlb2, const struct dlb2_port *port,
 }
 
 /* 6.7 step 5f: a mapped slot may be scheduled again. */
-void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 			      unsigned int slot)
 {
 	sched_ctrl(dlb2, port->id, slot, DLB2_LDB_SCHED_CTRL_INFLIGHT_OK_V, true);
@@ -393,7 +393,7 @@ void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_port *port,
  *
  * Return: 0 when unmapped, -EAGAIN when QEs are outstanding.
  */
-int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_port *port,
+int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		  unsigned int slot)
 {
 	const struct dlb2_queue *q = port->slot_queue[slot];
@@ -423,7 +423,7 @@ void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom)
 }
 
 /* Counters are read masked to their width (facts 4.3): never ~0 as a count. */
-u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_port *port)
+u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 {
 	u32 cnt = port->ldb ?
 		  dlb2_csr_rd(dlb2, DLB2_LSP_CQ_LDB_TKN_CNT(dlb2->ver, port->id)) &
@@ -435,7 +435,7 @@ u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_port *port)
 	return cnt > bias ? cnt - bias : 0;
 }
 
-u32 dlb2_hw_cq_inflights(struct dlb2 *dlb2, const struct dlb2_port *port)
+u32 dlb2_hw_cq_inflights(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 {
 	if (!port->ldb)
 		return 0;
@@ -455,7 +455,7 @@ static u64 rd64(struct dlb2 *dlb2, u32 lo, u32 hi)
 	return (u64)h << 32 | l;
 }
 
-u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_port *port)
+u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 {
 	unsigned int p = port->id;
 
@@ -494,7 +494,7 @@ u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_queue *q)
  * has MOVDIR64B; without it (the device model under TCG without our QEMU
  * patch) two 8-byte stores, which the model assembles.
  */
-static void pp_write(struct dlb2 *dlb2, const struct dlb2_port *port,
+static void pp_write(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		     const struct dlb2_hcw *hcw)
 {
 	void __iomem *pp = dlb2->func_base + dlb2_port_pp_offs(port);
@@ -525,7 +525,7 @@ static void pp_write(struct dlb2 *dlb2, const struct dlb2_port *port,
  * device is gone (dlb2_hw_gone()), so that the callers' loops end.
  */
 unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
-				const struct dlb2_port *port)
+				const struct dlb2_hw_port *port)
 {
 	u32 tokens = dlb2_hw_cq_tokens(dlb2, port);
 	u32 infl = dlb2_hw_cq_inflights(dlb2, port);
@@ -560,7 +560,7 @@ unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
  * spinning: at most DLB2_PORT_DRAIN_ROUNDS rounds, rescheduling between
  * them, and a port left undrained is logged.
  */
-void dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 			    atomic64_t *drained)
 {
 	unsigned int round, n;
@@ -583,7 +583,7 @@ void dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
  * @dlb2: the device
  * @port: the port; its ring was zeroed by the caller
  */
-void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_port *port)
+void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 {
 	dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WPTR(dlb2->ver, port->id) :
 				      DLB2_CHP_DIR_CQ_WPTR(dlb2->ver, port->id), 0);
@@ -598,8 +598,8 @@ static bool domain_drained(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		if (dlb2_hw_queue_depth(dlb2, &dom->queues[i]))
 			return false;
 	for (i = 0; i < dom->num_ports; i++)
-		if (dlb2_hw_cq_tokens(dlb2, dom->ports[i]) ||
-		    dlb2_hw_cq_inflights(dlb2, dom->ports[i]))
+		if (dlb2_hw_cq_tokens(dlb2, &dom->ports[i]->hw) ||
+		    dlb2_hw_cq_inflights(dlb2, &dom->ports[i]->hw))
 			return false;
 	return true;
 }
@@ -610,8 +610,8 @@ static bool queue_mapped(struct dlb2_domain *dom, const struct dlb2_queue *q)
 
 	for (i = 0; i < dom->num_ports; i++)
 		for (s = 0; s < DLB2_MAX_LINKS; s++)
-			if (dom->ports[i]->slot_queue[s] == q &&
-			    dom->ports[i]->slot_state[s] == DLB2_SLOT_MAPPED)
+			if (dom->ports[i]->hw.slot_queue[s] == q &&
+			    dom->ports[i]->hw.slot_state[s] == DLB2_SLOT_MAPPED)
 				return true;
 	return false;
 }
@@ -623,13 +623,13 @@ static bool queue_mapped(struct dlb2_domain *dom, const struct dlb2_queue *q)
 static void map_for_drain(struct dlb2 *dlb2, struct dlb2_domain *dom,
 			  struct dlb2_queue *q)
 {
-	struct dlb2_port *port = NULL;
+	struct dlb2_hw_port *port = NULL;
 	unsigned int i, s;
 	u32 lim;
 
 	for (i = 0; i < dom->num_ports && !port; i++)
-		if (dom->ports[i]->ldb)
-			port = dom->ports[i];
+		if (dom->ports[i]->hw.ldb)
+			port = &dom->ports[i]->hw;
 	if (!port)
 		return;
 	for (s = 0; s < DLB2_MAX_LINKS; s++)
@@ -662,7 +662,7 @@ static void finish_unmaps(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	unsigned int i, s;
 
 	for (i = 0; i < dom->num_ports; i++) {
-		struct dlb2_port *port = dom->ports[i];
+		struct dlb2_hw_port *port = &dom->ports[i]->hw;
 
 		for (s = 0; s < DLB2_MAX_LINKS; s++) {
 			if (port->slot_state[s] != DLB2_SLOT_UNMAP_PENDING)
@@ -689,7 +689,7 @@ static int drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		if (dlb2_hw_gone(dlb2))
 			return -ENODEV;
 		for (i = 0; i < dom->num_ports; i++)
-			drained += dlb2_hw_port_drain(dlb2, dom->ports[i]);
+			drained += dlb2_hw_port_drain(dlb2, &dom->ports[i]->hw);
 		for (i = 0; i < dom->num_queues; i++) {
 			struct dlb2_queue *q = &dom->queues[i];
 
@@ -708,7 +708,7 @@ static int drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	return -EBUSY;
 }
 
-static void reset_ldb_port(struct dlb2 *dlb2, const struct dlb2_port *port)
+static void reset_ldb_port(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 {
 	unsigned int p = port->id;
 
@@ -743,7 +743,7 @@ static void reset_ldb_port(struct dlb2 *dlb2, const struct dlb2_port *port)
 	dlb2_csr_wr(dlb2, DLB2_LSP_CQ2PRIOV(dlb2->ver, p), 0);
 }
 
-static void reset_dir_port(struct dlb2 *dlb2, const struct dlb2_port *port)
+static void reset_dir_port(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 {
 	unsigned int p = port->id;
 
@@ -837,7 +837,7 @@ int dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	int ret;
 
 	for (i = 0; i < dom->num_ports; i++) {
-		struct dlb2_port *port = dom->ports[i];
+		struct dlb2_hw_port *port = &dom->ports[i]->hw;
 
 		dlb2_hw_port_intr(dlb2, port, false);
 		dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WD_ENB(dlb2->ver, port->id) :
@@ -851,12 +851,12 @@ int dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 	ret = drain(dlb2, dom);
 
 	for (i = 0; i < dom->num_ports; i++)
-		dlb2_hw_cq_enable(dlb2, dom->ports[i], false);
+		dlb2_hw_cq_enable(dlb2, &dom->ports[i]->hw, false);
 	for (i = 0; i < dom->num_ports; i++) {
-		if (dom->ports[i]->ldb)
-			reset_ldb_port(dlb2, dom->ports[i]);
+		if (dom->ports[i]->hw.ldb)
+			reset_ldb_port(dlb2, &dom->ports[i]->hw);
 		else
-			reset_dir_port(dlb2, dom->ports[i]);
+			reset_dir_port(dlb2, &dom->ports[i]->hw);
 	}
 	for (i = 0; i < dom->num_queues; i++) {
 		if (dom->queues[i].desc.ldb)

@@ -19,38 +19,38 @@ void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
 void dlb2_hw_dir_queue(struct dlb2 *dlb2, unsigned int dom,
 		       const struct dlb2_queue *q);
 void dlb2_hw_ldb_port(struct dlb2 *dlb2, unsigned int dom,
-		      const struct dlb2_port *port);
+		      const struct dlb2_hw_port *port);
 void dlb2_hw_dir_port(struct dlb2 *dlb2, unsigned int dom,
-		      const struct dlb2_port *port);
-void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_port *port,
+		      const struct dlb2_hw_port *port);
+void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		       bool on);
-void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		       bool on);
-void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		 unsigned int slot);
 int dlb2_hw_map_quiesce(struct dlb2 *dlb2, const struct dlb2_queue *q, u32 *lim);
 bool dlb2_hw_queue_inflight(struct dlb2 *dlb2, const struct dlb2_queue *q);
 void dlb2_hw_queue_infl_lim(struct dlb2 *dlb2, const struct dlb2_queue *q,
 			    u32 lim);
-void dlb2_hw_map_has_work(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_map_has_work(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 			  unsigned int slot);
-void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_port *port,
+void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 			      unsigned int slot);
-int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_port *port,
+int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		  unsigned int slot);
 void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom);
 int dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom);
 unsigned int dlb2_hw_port_drain(struct dlb2 *dlb2,
-				const struct dlb2_port *port);
-void dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_port *port,
+				const struct dlb2_hw_port *port);
+void dlb2_hw_port_drain_all(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 			    atomic64_t *drained);
-void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_port *port);
+void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_hw_port *port);
 
 /* Counters */
 bool dlb2_hw_gone(struct dlb2 *dlb2);
-u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_port *port);
-u32 dlb2_hw_cq_inflights(struct dlb2 *dlb2, const struct dlb2_port *port);
-u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_port *port);
+u32 dlb2_hw_cq_tokens(struct dlb2 *dlb2, const struct dlb2_hw_port *port);
+u32 dlb2_hw_cq_inflights(struct dlb2 *dlb2, const struct dlb2_hw_port *port);
+u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_hw_port *port);
 u32 dlb2_hw_queue_depth(struct dlb2 *dlb2, const struct dlb2_queue *q);
 u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_queue *q);
 

@@ -85,8 +85,8 @@ static u32 alarm_enables(const struct dlb2 *dlb2, unsigned int stops)
 /* A port's producer port accepts HCWs (@on) or drops them (facts §3.2). */
 static void pp_valid(struct dlb2 *dlb2, const struct dlb2_port *port, bool on)
 {
-	dlb2_csr_wr(dlb2, port->ldb ? DLB2_SYS_LDB_PP_V(dlb2->ver, port->id) :
-				      DLB2_SYS_DIR_PP_V(dlb2->ver, port->id),
+	dlb2_csr_wr(dlb2, port->hw.ldb ? DLB2_SYS_LDB_PP_V(dlb2->ver, port->hw.id) :
+				      DLB2_SYS_DIR_PP_V(dlb2->ver, port->hw.id),
 		    on);
 }
 
@@ -216,8 +216,8 @@ static void wake(struct dlb2_port *port)
 {
 	if (!port)
 		return;
-	atomic_inc(&port->irqs);
-	wake_up_interruptible(&port->wq);
+	atomic_inc(&port->irq.count);
+	wake_up_interruptible(&port->irq.wq);
 }
 
 /* Wake the ports whose bits are set in one occupancy status register. */
@@ -285,11 +285,11 @@ static irqreturn_t dlb2_cq_isr(int irq, void *data)
 		struct dlb2_port *port = READ_ONCE(dlb2->dir_ports[p]);
 		u32 wptr;
 
-		if (!port || !port->intr)
+		if (!port || !port->hw.intr)
 			continue;
 		wptr = dlb2_csr_rd(dlb2, DLB2_CHP_DIR_CQ_WPTR(dlb2->ver, p));
-		if (wptr != port->isr_wptr) {
-			port->isr_wptr = wptr;
+		if (wptr != port->irq.isr_wptr) {
+			port->irq.isr_wptr = wptr;
 			wake(port);
 		}
 	}

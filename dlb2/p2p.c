@@ -4,12 +4,13 @@
  * kernel modules (include/linux/dlb2_p2p.h).
  *
  * A struct dlb2_p2p pins one port (a reference on struct dlb2_port) and
- * sits on the port's p2p list until it is put.  Locking (dlb2.h,
- * "Locking"): port->p2p_lock protects the list and the callback state of
- * each pin, port->lock what the handle maps (the port being live, the pin
- * revoked, its DMA mappings), taken under p2p_lock.  Revoke callbacks run with neither (nor
- * any other dlb2 lock) held: dlb2_p2p_revoke_all() chooses the pins under
- * p2p_lock, marks them revoked, and calls them one by one without it;
+ * sits on the port's list of pins (port->p2p.pins) until it is put.
+ * Locking (dlb2.h, "Locking"): port->p2p.lock protects the list and the
+ * callback state of each pin, port->lock what the handle maps (the port
+ * being live, the pin revoked, its DMA mappings), taken under p2p.lock.
+ * Revoke callbacks run with neither (nor any other dlb2 lock) held:
+ * dlb2_p2p_revoke_all() chooses the pins under p2p.lock, marks them
+ * revoked, and calls them one by one without it;
  * dlb2_p2p_put() of a pin whose callback runs waits for it, and of a pin
  * whose callback is still to run takes it off, so it is never called.
  */
@@ -42,14 +43,14 @@ struct dlb2_p2p_map {
 
 /**
  * struct dlb2_p2p - a holder's pin on a producer-port window
- * @node: on port->p2p, under port->p2p_lock
+ * @node: on port->p2p, under port->p2p.lock
  * @port: the port (a reference)
  * @revoke: the holder's callback
  * @priv: its argument
  * @revoked: revocation began: no map or CPU address any more (under
- *	     port->lock, set under p2p_lock too)
- * @todo: on a revoker's list of callbacks still to call, under p2p_lock
- * @in_callback: its callback runs (set under p2p_lock)
+ *	     port->lock, set under p2p.lock too)
+ * @todo: on a revoker's list of callbacks still to call, under p2p.lock
+ * @in_callback: its callback runs (set under p2p.lock)
  * @info: what the range is
  * @maps: the live dlb2_p2p_map()s (struct dlb2_p2p_map), under port->lock
  */
@@ -88,7 +89,7 @@ struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&p2p->todo);
 	INIT_LIST_HEAD(&p2p->maps);
-	mutex_lock(&port->p2p_lock);
+	mutex_lock(&port->p2p.lock);
 	mutex_lock(&port->lock);
 	if (!port->dlb2) {
 		err = -ENODEV;
@@ -101,20 +102,20 @@ struct dlb2_p2p *dlb2_p2p_pin(struct dlb2_port *port, u32 offset, u32 len,
 		p2p->priv = priv;
 		p2p->info = (struct dlb2_p2p_info){
 			.domain_id = port->dom->res.id,
-			.port_id = port->id,
-			.ldb = port->ldb,
+			.port_id = port->hw.id,
+			.ldb = port->hw.ldb,
 			.offset = offset,
 			.len = len,
 		};
 		p2p->info.phys = port->dlb2->func_phys + offset +
-				 dlb2_port_pp_offs(port);
-		list_add_tail(&p2p->node, &port->p2p);
+				 dlb2_port_pp_offs(&port->hw);
+		list_add_tail(&p2p->node, &port->p2p.pins);
 	}
 	mutex_unlock(&port->lock);
-	mutex_unlock(&port->p2p_lock);
+	mutex_unlock(&port->p2p.lock);
 	trace_dlb2_p2p_pin(err ? NULL : p2p,
 			   err ? domain_id : (int)p2p->info.domain_id,
-			   port->ldb, port->id, port->name,
+			   port->hw.ldb, port->hw.id, port->name,
 			   (const void *)revoke, offset, len, err);
 	if (err == -ENODEV)
 		pr_info_ratelimited("dlb2: p2p refused: port %s is no longer live (domain disabled, reset or unbound)\n",
@@ -145,16 +146,16 @@ void dlb2_p2p_put(struct dlb2_p2p *p2p)
 			   p2p->info.port_id, port->name,
 			   (const void *)p2p->revoke, p2p->info.offset,
 			   p2p->info.len, 0);
-	mutex_lock(&port->p2p_lock);
+	mutex_lock(&port->p2p.lock);
 	list_del(&p2p->node);
 	if (!list_empty(&p2p->todo)) {
 		list_del_init(&p2p->todo);
-		WRITE_ONCE(port->p2p_pending, port->p2p_pending - 1);
-		wake_up_all(&port->p2p_wq);
+		WRITE_ONCE(port->p2p.pending, port->p2p.pending - 1);
+		wake_up_all(&port->p2p.wq);
 	}
-	mutex_unlock(&port->p2p_lock);
-	/* Its revoker clears it, under p2p_lock, once the callback returned. */
-	wait_event(port->p2p_wq, !READ_ONCE(p2p->in_callback));
+	mutex_unlock(&port->p2p.lock);
+	/* Its revoker clears it, under p2p.lock, once the callback returned. */
+	wait_event(port->p2p.wq, !READ_ONCE(p2p->in_callback));
 	/* A holder's bug, but no IOMMU mapping outlives the pin. */
 	while (!list_empty(&p2p->maps)) {
 		struct dlb2_p2p_map *map = list_first_entry(&p2p->maps,
@@ -475,12 +476,12 @@ unsigned int dlb2_p2p_count(struct dlb2_port *port, unsigned int *revoked)
 	unsigned int n = 0;
 
 	*revoked = 0;
-	mutex_lock(&port->p2p_lock);
-	list_for_each_entry(p2p, &port->p2p, node) {
+	mutex_lock(&port->p2p.lock);
+	list_for_each_entry(p2p, &port->p2p.pins, node) {
 		n++;
 		*revoked += p2p->revoked;
 	}
-	mutex_unlock(&port->p2p_lock);
+	mutex_unlock(&port->p2p.lock);
 	return n;
 }
 
@@ -491,7 +492,7 @@ unsigned int dlb2_p2p_count(struct dlb2_port *port, unsigned int *revoked)
  *
  * Called with no dlb2 lock held (dlb2.h, "Locking"): from
  * dlb2_domain_release() and the port file's release.  The pins not yet
- * revoked are marked revoked under p2p_lock (and port->lock, for
+ * revoked are marked revoked under p2p.lock (and port->lock, for
  * dlb2_p2p_map()), then their callbacks are called one at a time without
  * any lock.  Returns once those callbacks and the ones that a concurrent
  * call for the same port runs have returned, so that the caller may then
@@ -507,21 +508,21 @@ void dlb2_p2p_revoke_all(struct dlb2_port *port)
 
 	lockdep_assert_not_held(port->dev_lock);
 	might_sleep();
-	mutex_lock(&port->p2p_lock);
-	list_for_each_entry(p2p, &port->p2p, node) {
+	mutex_lock(&port->p2p.lock);
+	list_for_each_entry(p2p, &port->p2p.pins, node) {
 		if (p2p->revoked)
 			continue;
 		mutex_lock(&port->lock);
 		p2p->revoked = true;
 		mutex_unlock(&port->lock);
 		list_add_tail(&p2p->todo, &todo);
-		WRITE_ONCE(port->p2p_pending, port->p2p_pending + 1);
+		WRITE_ONCE(port->p2p.pending, port->p2p.pending + 1);
 	}
 	while (!list_empty(&todo)) {
 		p2p = list_first_entry(&todo, struct dlb2_p2p, todo);
 		list_del_init(&p2p->todo);
 		WRITE_ONCE(p2p->in_callback, true);
-		mutex_unlock(&port->p2p_lock);
+		mutex_unlock(&port->p2p.lock);
 
 		trace_dlb2_p2p_revoke(p2p, p2p->info.domain_id, p2p->info.ldb,
 				      p2p->info.port_id, port->name,
@@ -535,12 +536,12 @@ void dlb2_p2p_revoke_all(struct dlb2_port *port)
 					   ktime_us_delta(ktime_get(), start),
 					   unmapped);
 
-		mutex_lock(&port->p2p_lock);
+		mutex_lock(&port->p2p.lock);
 		/* From here on dlb2_p2p_put() may free p2p. */
 		WRITE_ONCE(p2p->in_callback, false);
-		WRITE_ONCE(port->p2p_pending, port->p2p_pending - 1);
-		wake_up_all(&port->p2p_wq);
+		WRITE_ONCE(port->p2p.pending, port->p2p.pending - 1);
+		wake_up_all(&port->p2p.wq);
 	}
-	mutex_unlock(&port->p2p_lock);
-	wait_event(port->p2p_wq, !READ_ONCE(port->p2p_pending));
+	mutex_unlock(&port->p2p.lock);
+	wait_event(port->p2p.wq, !READ_ONCE(port->p2p.pending));
 }

@@ -68,10 +68,10 @@ static int port_open(struct inode *inode, struct file *file)
 	mutex_lock(&port->lock);
 	if (!port->dlb2) {
 		ret = -ENODEV;
-	} else if (port->file) {
+	} else if (port->cdev.file) {
 		ret = -EBUSY;
 	} else {
-		port->file = file;
+		port->cdev.file = file;
 		file->private_data = port;	/* the file keeps the reference */
 	}
 	mutex_unlock(&port->lock);
@@ -101,7 +101,7 @@ static int port_release(struct inode *inode, struct file *file)
 	mutex_lock(&port->lock);
 	if (port->dlb2)
 		dlb2_port_release_cq(port);
-	port->file = NULL;
+	port->cdev.file = NULL;
 	mutex_unlock(&port->lock);
 	mutex_unlock(port->dev_lock);
 	dlb2_port_put(port);
@@ -128,7 +128,7 @@ static vm_fault_t port_fault(struct vm_fault *vmf)
 	case DLB2_MMAP_PP_OFFSET:
 		ret = vmf_insert_pfn_prot(vma, vmf->address,
 					  PHYS_PFN(port->dlb2->func_phys +
-						   dlb2_port_pp_offs(port)),
+						   dlb2_port_pp_offs(&port->hw)),
 					  pgprot_writecombine(vma->vm_page_prot));
 		break;
 	case DLB2_MMAP_CREDIT_OFFSET:
@@ -254,7 +254,7 @@ static int port_mmap(struct file *file, struct vm_area_struct *vma)
 		dlb2_vm_flags_set(vma, VM_IO | VM_PFNMAP);
 		break;
 	case DLB2_MMAP_CQ_OFFSET:
-		if (size != dlb2_port_cq_map_size(port))
+		if (size != dlb2_port_cq_map_size(&port->hw))
 			ret = -EINVAL;
 		deny |= VM_WRITE;
 		clear |= VM_MAYWRITE;
@@ -294,10 +294,10 @@ static __poll_t port_poll(struct file *file, poll_table *wait)
 	struct dlb2_port *port = file->private_data;
 	__poll_t mask = 0;
 
-	poll_wait(file, &port->wq, wait);
+	poll_wait(file, &port->irq.wq, wait);
 	if (!READ_ONCE(port->dlb2))
 		mask |= EPOLLERR | EPOLLHUP;
-	if (atomic_read(&port->irqs))
+	if (atomic_read(&port->irq.count))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;
 }
@@ -312,18 +312,18 @@ static ssize_t port_read(struct file *file, char __user *buf, size_t count,
 
 	if (count < sizeof(n))
 		return -EINVAL;
-	if (!port->intr)
+	if (!port->hw.intr)
 		return -EOPNOTSUPP;
 	for (;;) {
-		n = atomic_xchg(&port->irqs, 0);
+		n = atomic_xchg(&port->irq.count, 0);
 		if (n)
 			break;
 		if (!READ_ONCE(port->dlb2))
 			return -ENODEV;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		ret = wait_event_interruptible(port->wq,
-					       atomic_read(&port->irqs) ||
+		ret = wait_event_interruptible(port->irq.wq,
+					       atomic_read(&port->irq.count) ||
 					       !READ_ONCE(port->dlb2));
 		if (ret)
 			return ret;
@@ -341,16 +341,16 @@ static int port_info(struct dlb2_port *port, struct dlb2_port_info *info)
 		return -ENODEV;
 	memset(info, 0, sizeof(*info));
 	info->version = port->dlb2->ver;
-	info->flags = (port->ldb ? DLB2_PORT_LDB : 0) |
-		      (port->intr ? DLB2_PORT_INTERRUPT : 0);
+	info->flags = (port->hw.ldb ? DLB2_PORT_LDB : 0) |
+		      (port->hw.intr ? DLB2_PORT_INTERRUPT : 0);
 	info->domain_id = dom->res.id;
-	info->port_id = port->id;
-	info->dir_queue_id = port->ldb ? 0 : port->id;
-	info->cq_depth = port->cq_depth;
-	info->cq_entries = port->cq_entries;
+	info->port_id = port->hw.id;
+	info->dir_queue_id = port->hw.ldb ? 0 : port->hw.id;
+	info->cq_depth = port->hw.cq_depth;
+	info->cq_entries = port->hw.cq_entries;
 	info->cq_stride = 64;
-	info->cq_size = dlb2_port_cq_size(port);
-	info->hist_list = port->hist_size;
+	info->cq_size = dlb2_port_cq_size(&port->hw);
+	info->hist_list = port->hw.hist_size;
 	info->num_pools = port->dlb2->ver == DLB2_HW_V2_5 ? 1 : 2;
 	info->credits[DLB2_CREDIT_POOL_LDB] = dom->res.req.ldb_credits;
 	info->credits[DLB2_CREDIT_POOL_DIR] = dom->res.req.dir_credits;
@@ -414,9 +414,9 @@ int dlb2_port_cdev_add(struct dlb2_port *port, int dev_id)
 	mutex_unlock(&dlb2_minors_lock);
 	if (minor < 0)
 		return minor;
-	port->devt = MKDEV(MAJOR(dlb2_devt), minor);
+	port->cdev.devt = MKDEV(MAJOR(dlb2_devt), minor);
 	/* '!' becomes '/' in the device node: /dev/dlb2/N/domain/port. */
-	dev = device_create(dlb2_class, &port->dlb2->pdev->dev, port->devt,
+	dev = device_create(dlb2_class, &port->dlb2->pdev->dev, port->cdev.devt,
 			    port, "dlb2!%d!%s!%s", dev_id, port->dom->name,
 			    port->name);
 	if (IS_ERR(dev)) {
@@ -425,7 +425,7 @@ int dlb2_port_cdev_add(struct dlb2_port *port, int dev_id)
 		mutex_unlock(&dlb2_minors_lock);
 		return PTR_ERR(dev);
 	}
-	port->cdev_dev = dev;
+	port->cdev.dev = dev;
 	return 0;
 }
 
@@ -437,7 +437,7 @@ void dlb2_port_cdev_enable(struct dlb2_port *port)
 {
 	lockdep_assert_held(port->dev_lock);
 	mutex_lock(&dlb2_minors_lock);
-	idr_replace(&dlb2_minors, port, MINOR(port->devt));
+	idr_replace(&dlb2_minors, port, MINOR(port->cdev.devt));
 	mutex_unlock(&dlb2_minors_lock);
 }
 
@@ -451,13 +451,13 @@ void dlb2_port_cdev_enable(struct dlb2_port *port)
 void dlb2_port_cdev_del(struct dlb2_port *port)
 {
 	lockdep_assert_held(port->dev_lock);
-	if (!port->cdev_dev)
+	if (!port->cdev.dev)
 		return;
-	device_destroy(dlb2_class, port->devt);
+	device_destroy(dlb2_class, port->cdev.devt);
 	mutex_lock(&dlb2_minors_lock);
-	idr_remove(&dlb2_minors, MINOR(port->devt));
+	idr_remove(&dlb2_minors, MINOR(port->cdev.devt));
 	mutex_unlock(&dlb2_minors_lock);
-	port->cdev_dev = NULL;
+	port->cdev.dev = NULL;
 }
 
 static char *port_devnode(DLB2_DEVNODE_CONST struct device *dev,

@@ -344,7 +344,7 @@ static u64 domain_sum(struct dlb2_domain *dom, bool enqueued)
 			sum += dlb2_hw_queue_enqueued(dom->dlb2, &dom->queues[i]);
 	else
 		for (i = 0; i < dom->num_ports; i++)
-			sum += dlb2_hw_cq_scheduled(dom->dlb2, dom->ports[i]);
+			sum += dlb2_hw_cq_scheduled(dom->dlb2, &dom->ports[i]->hw);
 	return sum;
 }
 
@@ -391,12 +391,12 @@ static struct attribute *queue_stat_attrs[] = {
 ATTRIBUTE_GROUPS(queue_stat);
 
 STAT(p_name, name, "%s", s->port->name);
-STAT(p_id, id, "%u", s->port->id);
-STAT(p_type, type, "%s", s->port->ldb ? "ldb" : "dir");
-STAT(p_cq_depth, cq_depth, "%u", s->port->cq_depth);
-STAT(p_dequeued, dequeued, "%llu", dlb2_hw_cq_scheduled(s->dom->dlb2, s->port));
-STAT(p_outstanding, outstanding, "%u", dlb2_hw_cq_tokens(s->dom->dlb2, s->port));
-STAT(p_inflight, inflight, "%u", dlb2_hw_cq_inflights(s->dom->dlb2, s->port));
+STAT(p_id, id, "%u", s->port->hw.id);
+STAT(p_type, type, "%s", s->port->hw.ldb ? "ldb" : "dir");
+STAT(p_cq_depth, cq_depth, "%u", s->port->hw.cq_depth);
+STAT(p_dequeued, dequeued, "%llu", dlb2_hw_cq_scheduled(s->dom->dlb2, &s->port->hw));
+STAT(p_outstanding, outstanding, "%u", dlb2_hw_cq_tokens(s->dom->dlb2, &s->port->hw));
+STAT(p_inflight, inflight, "%u", dlb2_hw_cq_inflights(s->dom->dlb2, &s->port->hw));
 STAT(p_released, released, "%lld", atomic64_read(&s->port->released));
 STAT(p_alarms, alarms, "%lld", atomic64_read(&s->port->alarms));
 
