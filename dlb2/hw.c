@@ -247,6 +247,18 @@ void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 	dlb2_flush_csr(dlb2);
 }
 
+/*
+ * A port's producer port accepts HCWs (@on) or drops them (facts §3.2).
+ * One CSR write: the alarm handler calls it too, without the device lock
+ * (intr.c, an alarm storm).
+ */
+void dlb2_hw_pp_valid(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
+		      bool on)
+{
+	dlb2_csr_wr(dlb2, port->ldb ? DLB2_SYS_LDB_PP_V(dlb2->ver, port->id) :
+				      DLB2_SYS_DIR_PP_V(dlb2->ver, port->id), on);
+}
+
 /* 6.9: start or stop scheduling to a CQ. */
 void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		       bool on)

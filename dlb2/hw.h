@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Intel DLB 2.0 / 2.5: register programming sequences (hardware facts,
- * section 6).  Callers hold the device lock (dlb2.h, "Locking").
+ * section 6), of ports as struct dlb2_hw_port.  Callers hold the device
+ * lock (dlb2.h, "Locking"), but for dlb2_hw_pp_valid() from the alarm
+ * handler.
  */
 #ifndef __DLB2_HW_H
 #define __DLB2_HW_H
@@ -24,6 +26,8 @@ void dlb2_hw_dir_port(struct dlb2 *dlb2, unsigned int dom,
 		      const struct dlb2_hw_port *port);
 void dlb2_hw_port_intr(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		       bool on);
+void dlb2_hw_pp_valid(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
+		      bool on);
 void dlb2_hw_cq_enable(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		       bool on);
 void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_hw_port *port,

@@ -82,14 +82,6 @@ static u32 alarm_enables(const struct dlb2 *dlb2, unsigned int stops)
 	return DLB2_SYS_INGRESS_ALARM_ENBL_ALL;
 }
 
-/* A port's producer port accepts HCWs (@on) or drops them (facts §3.2). */
-static void pp_valid(struct dlb2 *dlb2, const struct dlb2_port *port, bool on)
-{
-	dlb2_csr_wr(dlb2, port->hw.ldb ? DLB2_SYS_LDB_PP_V(dlb2->ver, port->hw.id) :
-				      DLB2_SYS_DIR_PP_V(dlb2->ver, port->hw.id),
-		    on);
-}
-
 /* Start or stop every producer port of @dom (alarm handler, or IRQ off). */
 static void domain_pps_valid(struct dlb2 *dlb2, struct dlb2_domain *dom,
 			     bool on)
@@ -97,7 +89,7 @@ static void domain_pps_valid(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	unsigned int i;
 
 	for (i = 0; i < dom->num_ports; i++)
-		pp_valid(dlb2, dom->ports[i], on);
+		dlb2_hw_pp_valid(dlb2, &dom->ports[i]->hw, on);
 }
 
 /* Whether one more alarm of a one-second window makes it a storm. */
@@ -411,7 +403,7 @@ bool dlb2_alarms_port_hold(struct dlb2 *dlb2, const struct dlb2_port *port)
 	disable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 	stopped = port->dom->alarms_stopped;
 	if (stopped)
-		pp_valid(dlb2, port, true);
+		dlb2_hw_pp_valid(dlb2, &port->hw, true);
 	return stopped;
 }
 
@@ -425,6 +417,6 @@ void dlb2_alarms_port_release(struct dlb2 *dlb2, const struct dlb2_port *port,
 			      bool stopped)
 {
 	if (stopped)
-		pp_valid(dlb2, port, false);
+		dlb2_hw_pp_valid(dlb2, &port->hw, false);
 	enable_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 }
