@@ -244,7 +244,7 @@ static ssize_t prefix##attr##_store(struct config_item *item,		\
 	char val[33];							\
 	int ret;							\
 									\
-	mutex_lock(&dom->dev->fn->lock);					\
+	mutex_lock(&dom->dev->fn->lock);				\
 	if (dom->hw) {							\
 		ret = -EBUSY;						\
 		strscpy(why, "the domain is enabled", sizeof(why));	\
@@ -254,7 +254,7 @@ static ssize_t prefix##attr##_store(struct config_item *item,		\
 	if (ret)							\
 		refused(dom->dev, item, ret, #attr " \"%s\": %s",	\
 			first_line(page, val, sizeof(val)), why);	\
-	mutex_unlock(&dom->dev->fn->lock);					\
+	mutex_unlock(&dom->dev->fn->lock);				\
 	return ret ? ret : count;					\
 }
 
@@ -875,7 +875,8 @@ static ssize_t domain_dir_credits_show(struct config_item *item, char *page)
 static int parse_credits(struct dlb2_cfs_domain *dom, const char *page,
 			 bool ldb, u32 *val, char *why)
 {
-	bool v2_5 = dom->dev->fn->dlb2 ? dom->dev->fn->dlb2->ver == DLB2_HW_V2_5 : true;
+	struct dlb2 *dlb2 = dom->dev->fn->dlb2;
+	bool v2_5 = dlb2 ? dlb2->ver == DLB2_HW_V2_5 : true;
 	u32 max = v2_5 ? 16384 : ldb ? 8192 : 4096;
 
 	return parse_u32(page, 0, max, val, why);
