@@ -120,12 +120,13 @@
  * Layers.  The files call one another one way only, each calling only
  * files listed before it: function.c (a PCI function across its
  * bindings: the device lock, the number N), hw.c (register sequences),
- * resource.c and desc.c (bookkeeping without hardware), intr.c; domain.c (domains in hardware)
- * and cq.c (the port object: reference, CQ ring, death); p2p.c (pins of
- * other kernel modules); dmabuf.c; port.c (character devices, user
- * mappings); sysfs.c; lifecycle.c (a domain as its users see it: enable,
- * revoke, release); configfs.c; debugfs.c (the dump for bug reports);
- * main.c (probe, remove, reset, AER).
+ * resource.c and desc.c (bookkeeping without hardware), intr.c;
+ * domain.c (domains in hardware) and cq.c (the port object: reference,
+ * CQ ring, death); p2p.c (pins of other kernel modules); dmabuf.c;
+ * port.c (character devices, user mappings); sysfs.c; lifecycle.c (a
+ * domain as its users see it: enable, revoke, release); configfs.c;
+ * debugfs.c (the dump for bug reports); main.c (probe, remove, reset,
+ * AER).
  * tools/lint/dlb2-layers checks it (make check).
  */
 #ifndef __DLB2_H

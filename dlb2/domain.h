@@ -289,8 +289,8 @@ struct dlb2_domain {
 
 /*
  * Layers (dlb2.h): a file calls only files listed before it here.
- * function.c, hw.c, resource.c, desc.c, intr.c; domain.c and cq.c; p2p.c; dmabuf.c;
- * port.c; sysfs.c; lifecycle.c; configfs.c; debugfs.c; main.c.
+ * function.c, hw.c, resource.c, desc.c, intr.c; domain.c and cq.c; p2p.c;
+ * dmabuf.c; port.c; sysfs.c; lifecycle.c; configfs.c; debugfs.c; main.c.
  */
 
 /* desc.c */
