@@ -42,7 +42,6 @@ struct dlb2_function *dlb2_function_get(struct pci_dev *pdev)
 	list_for_each_entry(fn, &dlb2_functions, node)
 		if (!strcmp(fn->pci_name, pci_name(pdev)))
 			goto out;
-	fn = ERR_PTR(-ENOMEM);
 	id = ida_alloc(&dlb2_function_ida, GFP_KERNEL);
 	if (id < 0) {
 		fn = ERR_PTR(id);
@@ -77,7 +76,7 @@ void dlb2_function_bind(struct dlb2 *dlb2)
 }
 
 /**
- * dlb2_function_unbind() - no domain of the function is enabled on @dlb2 now
+ * dlb2_function_unbind() - from now on no domain is enabled on @dlb2
  * @dlb2: the bound device, going away
  *
  * Domains enabled already stay until their owner (configfs.c) stops them.
