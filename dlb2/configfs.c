@@ -381,7 +381,7 @@ static ssize_t queue_id_show(struct config_item *item, char *page)
 
 	mutex_lock(&q->dom->dev->fn->lock);
 	if (q->dom->hw && !q->removed)
-		id = q->dom->hw->queues[q->index].id;
+		id = q->dom->hw->queues[q->index].hw.id;
 	mutex_unlock(&q->dom->dev->fn->lock);
 	return sprintf(page, "%d\n", id);
 }

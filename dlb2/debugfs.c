@@ -68,15 +68,15 @@ static void show_device(struct seq_file *m, struct dlb2 *dlb2)
 static void show_queue(struct seq_file *m, struct dlb2 *dlb2,
 		       const struct dlb2_queue *q)
 {
-	const struct dlb2_queue_desc *d = &q->desc;
+	const struct dlb2_queue_desc *d = &q->hw.desc;
 
 	seq_printf(m, "  queue %s type=%s id=%u depth=%u enqueued=%llu depth_threshold=%u",
-		   q->name, q->desc.ldb ? "ldb" : "dir", q->id,
-		   dlb2_hw_queue_depth(dlb2, q), dlb2_hw_queue_enqueued(dlb2, q),
-		   d->depth_threshold);
-	if (q->desc.ldb)
+		   q->name, d->ldb ? "ldb" : "dir", q->hw.id,
+		   dlb2_hw_queue_depth(dlb2, &q->hw),
+		   dlb2_hw_queue_enqueued(dlb2, &q->hw), d->depth_threshold);
+	if (d->ldb)
 		seq_printf(m, " sched=%s sequence_numbers=%u sn_group=%d atomic_inflights=%u lock_id_compression=%u",
-			   sched_names[d->sched], d->sns, q->sn_group,
+			   sched_names[d->sched], d->sns, q->hw.sn_group,
 			   d->atomic_inflights, d->lock_id_comp);
 	seq_putc(m, '\n');
 }
@@ -105,8 +105,9 @@ static void show_port(struct seq_file *m, struct dlb2 *dlb2,
 		unsigned int i;
 
 		/* its queue has its id (domain.c) */
-		for (i = 0; i < dom->num_queues; i++)
-			if (!dom->queues[i].desc.ldb && dom->queues[i].id == p->hw.id)
+		for (i = 0; i < dom->hw.num_queues; i++)
+			if (!dom->queues[i].hw.desc.ldb &&
+			    dom->queues[i].hw.id == p->hw.id)
 				seq_printf(m, "    link %s\n", dom->queues[i].name);
 		return;
 	}
@@ -114,7 +115,7 @@ static void show_port(struct seq_file *m, struct dlb2 *dlb2,
 		if (p->hw.slot_state[s] == DLB2_SLOT_UNMAPPED)
 			continue;
 		seq_printf(m, "    link %s slot=%u priority=%u state=%s\n",
-			   p->hw.slot_queue[s] ? p->hw.slot_queue[s]->name : "-", s,
+			   p->hw.slot_queue[s] ? p->hw.slot_queue[s]->desc.name : "-", s,
 			   p->hw.slot_prio[s], slot_names[p->hw.slot_state[s]]);
 	}
 }
@@ -131,12 +132,12 @@ static void show_domain(struct seq_file *m, struct dlb2 *dlb2,
 		   READ_ONCE(page[DLB2_CREDIT_POOL_OFFSET(DLB2_CREDIT_POOL_LDB) / 8]),
 		   READ_ONCE(page[DLB2_CREDIT_POOL_OFFSET(DLB2_CREDIT_POOL_DIR) / 8]),
 		   dom->res.hist_list_base, req->hist_list_entries,
-		   req->atomic_inflights, dom->num_queues, dom->num_ports);
+		   req->atomic_inflights, dom->hw.num_queues, dom->hw.num_ports);
 	if (READ_ONCE(dom->alarms_stopped))
 		seq_puts(m, "  producer ports stopped by an alarm storm\n");
-	for (i = 0; i < dom->num_queues; i++)
+	for (i = 0; i < dom->hw.num_queues; i++)
 		show_queue(m, dlb2, &dom->queues[i]);
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		show_port(m, dlb2, dom, dom->ports[i]);
 }
 

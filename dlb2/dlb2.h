@@ -119,8 +119,10 @@
  *
  * Layers.  The files call one another one way only, each calling only
  * files listed before it: function.c (a PCI function across its
- * bindings: the device lock, the number N), hw.c (register sequences),
- * resource.c and desc.c (bookkeeping without hardware), intr.c;
+ * bindings: the device lock, the number N), hw.c (register sequences, on
+ * the hardware parts of queues, ports and domains: struct dlb2_hw_queue,
+ * dlb2_hw_port and dlb2_hw_domain, which reach no lock, reference, file
+ * or holder), resource.c and desc.c (bookkeeping without hardware), intr.c;
  * domain.c (domains in hardware) and cq.c (the port object: reference,
  * CQ ring, death); p2p.c (pins of other kernel modules); dmabuf.c;
  * port.c (character devices, user mappings); sysfs.c; lifecycle.c (a

@@ -46,12 +46,13 @@ static void free_sn_slots(struct dlb2 *dlb2, struct dlb2_domain *dom)
 {
 	unsigned int i;
 
-	for (i = 0; i < dom->num_queues; i++) {
+	for (i = 0; i < dom->hw.num_queues; i++) {
 		struct dlb2_queue *q = &dom->queues[i];
 
-		if (q->sn_group >= 0)
-			dlb2_sn_slot_free(&dlb2->res, q->sn_group, q->sn_slot);
-		q->sn_group = -1;
+		if (q->hw.sn_group >= 0)
+			dlb2_sn_slot_free(&dlb2->res, q->hw.sn_group,
+					  q->hw.sn_slot);
+		q->hw.sn_group = -1;
 	}
 }
 
@@ -69,29 +70,31 @@ static int setup_queues(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	 * (free_sn_slots()), and group 0 slot 0 may be another domain's.
 	 */
 	for (i = 0; i < desc->num_queues; i++)
-		dom->queues[i].sn_group = -1;
+		dom->queues[i].hw.sn_group = -1;
 	for (i = 0; i < desc->num_queues; i++) {
 		struct dlb2_queue *q = &dom->queues[i];
 
-		q->desc = desc->queues[i];
-		strscpy(q->name, q->desc.name, sizeof(q->name));
-		q->desc.name = q->name;
-		if (!q->desc.ldb)
+		dom->hw.queues[i] = &q->hw;
+		q->hw.desc = desc->queues[i];
+		strscpy(q->name, q->hw.desc.name, sizeof(q->name));
+		q->hw.desc.name = q->name;
+		if (!q->hw.desc.ldb)
 			continue;
-		q->id = take_id(dom->res.ldb_queues, used, 0,
-				DLB2_MAX_LDB_QUEUES);
-		if (!q->desc.sns)
+		q->hw.id = take_id(dom->res.ldb_queues, used, 0,
+				   DLB2_MAX_LDB_QUEUES);
+		if (!q->hw.desc.sns)
 			continue;
-		ret = dlb2_sn_slot_alloc(&dlb2->res, q->desc.sns, &group, &slot);
+		ret = dlb2_sn_slot_alloc(&dlb2->res, q->hw.desc.sns, &group,
+					 &slot);
 		if (ret) {
 			free_sn_slots(dlb2, dom);
 			snprintf(why, len,
 				 "no sequence-number group has room for %u SNs (queue %s)",
-				 q->desc.sns, q->name);
+				 q->hw.desc.sns, q->name);
 			return ret;
 		}
-		q->sn_group = group;
-		q->sn_slot = slot;
+		q->hw.sn_group = group;
+		q->hw.sn_slot = slot;
 	}
 	return 0;
 }
@@ -144,7 +147,8 @@ static int setup_ports(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		dom->ports[i] = alloc_port(dlb2, dom, &desc->ports[i]);
 		if (!dom->ports[i])
 			return -ENOMEM;
-		dom->num_ports = i + 1;
+		dom->hw.ports[i] = &dom->ports[i]->hw;
+		dom->hw.num_ports = i + 1;
 	}
 	/* Ports of a given class first, then those of any class. */
 	for (pass = 0; pass < 2; pass++) {
@@ -171,7 +175,8 @@ static int setup_ports(struct dlb2 *dlb2, struct dlb2_domain *dom,
 			port->hw.hist_base = hist;
 			hist += port->hw.hist_size;
 			for (l = 0; l < d->num_links; l++) {
-				port->hw.slot_queue[l] = &dom->queues[d->link_queue[l]];
+				port->hw.slot_queue[l] =
+					&dom->queues[d->link_queue[l]].hw;
 				port->hw.slot_prio[l] = d->link_prio[l];
 			}
 			continue;
@@ -179,7 +184,7 @@ static int setup_ports(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		port->hw.id = take_id(dom->res.dir_ports, used_dir, 0,
 				      dlb2->res.num_dir_ports);
 		if (d->num_links)
-			dom->queues[d->link_queue[0]].id = port->hw.id;
+			dom->queues[d->link_queue[0]].hw.id = port->hw.id;
 	}
 	return 0;
 }
@@ -192,13 +197,13 @@ static void program(struct dlb2 *dlb2, struct dlb2_domain *dom,
 	dlb2_hw_sn_modes(dlb2);
 	dlb2_hw_domain_credits(dlb2, d, dom->res.req.ldb_credits,
 			       dom->res.req.dir_credits);
-	for (i = 0; i < dom->num_queues; i++) {
-		if (dom->queues[i].desc.ldb)
-			dlb2_hw_ldb_queue(dlb2, d, &dom->queues[i]);
+	for (i = 0; i < dom->hw.num_queues; i++) {
+		if (dom->hw.queues[i]->desc.ldb)
+			dlb2_hw_ldb_queue(dlb2, d, dom->hw.queues[i]);
 		else
-			dlb2_hw_dir_queue(dlb2, d, &dom->queues[i]);
+			dlb2_hw_dir_queue(dlb2, d, dom->hw.queues[i]);
 	}
-	for (i = 0; i < dom->num_ports; i++) {
+	for (i = 0; i < dom->hw.num_ports; i++) {
 		struct dlb2_port *port = dom->ports[i];
 
 		if (!port->hw.ldb) {
@@ -245,7 +250,7 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		/* A domain an alarm storm stopped drains like any other. */
 		dlb2_alarms_domain_reset(dlb2, dom);
 		start = ktime_get();
-		ret = dlb2_hw_domain_reset(dlb2, dom);
+		ret = dlb2_hw_domain_reset(dlb2, dom->res.id, &dom->hw);
 		trace_dlb2_domain_reset(pci_name(dlb2->pdev), dom->name,
 					dom->res.id, ret,
 					ktime_us_delta(ktime_get(), start));
@@ -255,7 +260,7 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		 * and look the ports up until they are unpublished.  Only
 		 * then are the ports freed (dlb2.h, "Locking").
 		 */
-		for (i = 0; i < dom->num_ports; i++) {
+		for (i = 0; i < dom->hw.num_ports; i++) {
 			struct dlb2_port *port = dom->ports[i];
 
 			if (port->hw.ldb)
@@ -266,12 +271,14 @@ static void teardown(struct dlb2 *dlb2, struct dlb2_domain *dom,
 		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_CQ));
 		synchronize_irq(pci_irq_vector(dlb2->pdev, DLB2_INT_ALARM));
 	}
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		free_port(dlb2, dom->ports[i]);
 	free_sn_slots(dlb2, dom);
 	dlb2_domain_free(&dlb2->res, &dom->res);
 	if (dom->credit_page)
 		__free_page(dom->credit_page);
+	kfree(dom->hw.ports);
+	kfree(dom->hw.queues);
 	kfree(dom->ports);
 	kfree(dom->queues);
 	kfree(dom);
@@ -323,13 +330,17 @@ struct dlb2_domain *dlb2_domain_create(struct dlb2 *dlb2,
 	dom->queues = kcalloc(desc->num_queues, sizeof(*dom->queues),
 			      GFP_KERNEL);
 	dom->ports = kcalloc(desc->num_ports, sizeof(*dom->ports), GFP_KERNEL);
+	dom->hw.queues = kcalloc(desc->num_queues, sizeof(*dom->hw.queues),
+				 GFP_KERNEL);
+	dom->hw.ports = kcalloc(desc->num_ports, sizeof(*dom->hw.ports),
+				GFP_KERNEL);
 	dom->credit_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if ((desc->num_queues && !dom->queues) || !dom->ports ||
-	    !dom->credit_page) {
+	if ((desc->num_queues && (!dom->queues || !dom->hw.queues)) ||
+	    !dom->ports || !dom->hw.ports || !dom->credit_page) {
 		ret = -ENOMEM;
 		goto err_teardown;
 	}
-	dom->num_queues = desc->num_queues;
+	dom->hw.num_queues = desc->num_queues;
 	ret = setup_queues(dlb2, dom, desc, why, len);
 	if (ret)
 		goto err_teardown;
@@ -338,7 +349,7 @@ struct dlb2_domain *dlb2_domain_create(struct dlb2 *dlb2,
 		goto err_teardown;
 
 	program(dlb2, dom, desc);
-	dlb2_hw_start(dlb2, dom);
+	dlb2_hw_start(dlb2, dom->res.id, &dom->hw);
 	init_credit_page(dom);
 	dlb2->domains[dom->res.id] = dom;
 	return dom;
@@ -357,7 +368,7 @@ static void unpublish(struct dlb2_domain *dom)
 	unsigned int i;
 
 	lockdep_assert_held(&dlb2->fn->lock);
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		dlb2_port_kill(dom->ports[i]);
 	dlb2->domains[dom->res.id] = NULL;
 }
@@ -445,7 +456,8 @@ static int free_slot(struct dlb2_port *port)
 }
 
 /* The slot of @p through which @q is mapped, or -1. */
-static int mapped_slot(const struct dlb2_port *p, const struct dlb2_queue *q)
+static int mapped_slot(const struct dlb2_port *p,
+		       const struct dlb2_hw_queue *q)
 {
 	unsigned int s;
 
@@ -457,11 +469,11 @@ static int mapped_slot(const struct dlb2_port *p, const struct dlb2_queue *q)
 
 /* Stop or resume the CQs of @dom through which @q is mapped. */
 static void mapped_cqs_enable(struct dlb2_domain *dom,
-			      const struct dlb2_queue *q, bool on)
+			      const struct dlb2_hw_queue *q, bool on)
 {
 	unsigned int i;
 
-	for (i = 0; i < dom->num_ports; i++) {
+	for (i = 0; i < dom->hw.num_ports; i++) {
 		struct dlb2_port *c = dom->ports[i];
 
 		if (mapped_slot(c, q) < 0)
@@ -498,7 +510,7 @@ int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 		     unsigned int queue, u8 prio)
 {
 	struct dlb2_port *p = dom->ports[port];
-	struct dlb2_queue *q = &dom->queues[queue];
+	struct dlb2_hw_queue *q = &dom->queues[queue].hw;
 	struct dlb2 *dlb2 = dom->dlb2;
 	unsigned int i;
 	int slot, s;
@@ -524,7 +536,7 @@ int dlb2_domain_link(struct dlb2_domain *dom, unsigned int port,
 	p->hw.slot_state[slot] = DLB2_SLOT_MAPPED;
 	dlb2_hw_map(dlb2, &p->hw, slot);
 	dlb2_hw_map_has_work(dlb2, &p->hw, slot);
-	for (i = 0; i < dom->num_ports; i++) {
+	for (i = 0; i < dom->hw.num_ports; i++) {
 		s = mapped_slot(dom->ports[i], q);
 		if (s >= 0)
 			dlb2_hw_slot_inflight_ok(dlb2, &dom->ports[i]->hw, s);
@@ -547,7 +559,7 @@ void dlb2_domain_unlink(struct dlb2_domain *dom, unsigned int port,
 			unsigned int queue)
 {
 	struct dlb2_port *p = dom->ports[port];
-	struct dlb2_queue *q = &dom->queues[queue];
+	struct dlb2_hw_queue *q = &dom->queues[queue].hw;
 	unsigned int s;
 
 	for (s = 0; s < DLB2_MAX_LINKS; s++) {
@@ -581,7 +593,7 @@ void dlb2_pending_work(struct work_struct *work)
 	for (d = 0; d < DLB2_MAX_DOMAINS; d++) {
 		struct dlb2_domain *dom = dlb2->domains[d];
 
-		for (i = 0; dom && i < dom->num_ports; i++) {
+		for (i = 0; dom && i < dom->hw.num_ports; i++) {
 			struct dlb2_port *p = dom->ports[i];
 
 			for (s = 0; s < DLB2_MAX_LINKS; s++) {

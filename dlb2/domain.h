@@ -100,22 +100,30 @@ enum dlb2_slot_state {
 };
 
 /**
- * struct dlb2_queue - an enabled queue
- * @sysfs_dev: sysfs statistics device (queue.<name>)
+ * struct dlb2_hw_queue - a queue as the hardware knows it: what hw.c programs
  * @id: hardware id
  * @sn_group: SN group of an ordered queue, or -1
  * @sn_slot: slot in that group
- * @desc: its configuration as programmed (name copied into @name); not
- *	  configfs's, which the user may change and enable again while this
- *	  domain, revoked, is still being torn down
- * @name: configfs name
+ * @desc: its configuration as programmed (its name is the queue's
+ *	  dlb2_queue.name); not configfs's, which the user may change and
+ *	  enable again while this domain, revoked, is still being torn down
  */
-struct dlb2_queue {
-	struct device *sysfs_dev;
+struct dlb2_hw_queue {
 	unsigned int id;
 	int sn_group;
 	unsigned int sn_slot;
 	struct dlb2_queue_desc desc;
+};
+
+/**
+ * struct dlb2_queue - an enabled queue
+ * @sysfs_dev: sysfs statistics device (queue.<name>)
+ * @hw: the queue as programmed (hw.c)
+ * @name: configfs name
+ */
+struct dlb2_queue {
+	struct device *sysfs_dev;
+	struct dlb2_hw_queue hw;
 	char name[DLB2_NAME_MAX + 1];
 };
 
@@ -142,7 +150,7 @@ struct dlb2_hw_port {
 	dma_addr_t cq_dma;
 	u32 hist_base;
 	u32 hist_size;
-	struct dlb2_queue *slot_queue[DLB2_MAX_LINKS];
+	struct dlb2_hw_queue *slot_queue[DLB2_MAX_LINKS];
 	u8 slot_prio[DLB2_MAX_LINKS];
 	enum dlb2_slot_state slot_state[DLB2_MAX_LINKS];
 };
@@ -251,18 +259,34 @@ static inline u32 dlb2_port_cq_map_size(const struct dlb2_hw_port *port)
 }
 
 /**
+ * struct dlb2_hw_domain - a domain as hw.c's domain-wide sequences walk it
+ * @num_queues: entries in @queues
+ * @queues: its queues' hardware parts (&dlb2_domain.queues[i].hw)
+ * @num_ports: entries in @ports
+ * @ports: its ports' hardware parts (&dlb2_domain.ports[i]->hw)
+ *
+ * Pointers into the domain's queues and ports, set as they are created;
+ * no state of its own.
+ */
+struct dlb2_hw_domain {
+	unsigned int num_queues;
+	struct dlb2_hw_queue **queues;
+	unsigned int num_ports;
+	struct dlb2_hw_port **ports;
+};
+
+/**
  * struct dlb2_domain - an enabled scheduling domain
  * @dlb2: its device
- * @res: the hardware resources it holds
+ * @res: the hardware resources it holds (its hardware id: @res.id)
+ * @hw: its queues and ports as hw.c walks them, and their numbers
  * @sysfs_dev: sysfs statistics device (dlb2_<N>.<name>, class dlb2_domain),
  *	       parent of its queues' and ports'
  * @credit_page: the domain credit page (user-mappable, struct dlb2_credit
  *	       pools of include/uapi/linux/dlb2.h); mappings and pins of it
  *	       hold page references of their own
- * @num_queues: entries in @queues
- * @queues: its queues, in configuration order
- * @num_ports: entries in @ports
- * @ports: its ports, in configuration order
+ * @queues: its queues, in configuration order (@hw.num_queues)
+ * @ports: its ports, in configuration order (@hw.num_ports)
  * @release_node: on a list of revoked domains that their revoker releases
  * @alarm_window_start: jiffies when the current one-second window of its
  *			ports' alarms began (intr.c, "Locking")
@@ -274,11 +298,10 @@ static inline u32 dlb2_port_cq_map_size(const struct dlb2_hw_port *port)
 struct dlb2_domain {
 	struct dlb2 *dlb2;
 	struct dlb2_domain_res res;
+	struct dlb2_hw_domain hw;
 	struct device *sysfs_dev;
 	struct page *credit_page;
-	unsigned int num_queues;
 	struct dlb2_queue *queues;
-	unsigned int num_ports;
 	struct dlb2_port **ports;
 	struct list_head release_node;
 	unsigned long alarm_window_start;

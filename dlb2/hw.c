@@ -95,7 +95,7 @@ static u32 hid_width_code(u32 lock_id_comp)
  * 6.4, 6.10): VASQID_V is indexed by domain and queue, per queue type.
  */
 static void set_vasqid(struct dlb2 *dlb2, unsigned int dom,
-		       const struct dlb2_queue *q, bool on)
+		       const struct dlb2_hw_queue *q, bool on)
 {
 	if (q->desc.ldb)
 		dlb2_csr_wr(dlb2, DLB2_SYS_LDB_VASQID_V(dlb2->ver, dom * DLB2_MAX_LDB_QUEUES +
@@ -107,7 +107,7 @@ static void set_vasqid(struct dlb2 *dlb2, unsigned int dom,
 
 /* 6.3: a load-balanced queue (write permission stays off until start). */
 void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
-		       const struct dlb2_queue *q)
+		       const struct dlb2_hw_queue *q)
 {
 	const struct dlb2_queue_desc *d = &q->desc;
 	unsigned int id = q->id;
@@ -141,7 +141,7 @@ void dlb2_hw_ldb_queue(struct dlb2 *dlb2, unsigned int dom,
 
 /* 6.4: a directed queue. */
 void dlb2_hw_dir_queue(struct dlb2 *dlb2, unsigned int dom,
-		       const struct dlb2_queue *q)
+		       const struct dlb2_hw_queue *q)
 {
 	set_vasqid(dlb2, dom, q, false);
 	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_QID_ITS(dlb2->ver, q->id), 0);
@@ -304,7 +304,7 @@ static void sched_ctrl(struct dlb2 *dlb2, unsigned int p, unsigned int slot,
 void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		 unsigned int slot)
 {
-	const struct dlb2_queue *q = port->slot_queue[slot];
+	const struct dlb2_hw_queue *q = port->slot_queue[slot];
 	unsigned int p = port->id;
 	u32 cq2qid = slot < 4 ? DLB2_LSP_CQ2QID0(dlb2->ver, p) : DLB2_LSP_CQ2QID1(dlb2->ver, p);
 
@@ -326,7 +326,7 @@ void dlb2_hw_map(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
  * Return: 0 with the limit at 0; -EAGAIN, the limit restored, while QEs of
  * the queue are scheduled and not completed.
  */
-int dlb2_hw_map_quiesce(struct dlb2 *dlb2, const struct dlb2_queue *q, u32 *lim)
+int dlb2_hw_map_quiesce(struct dlb2 *dlb2, const struct dlb2_hw_queue *q, u32 *lim)
 {
 	u32 infl_lim = DLB2_LSP_QID_LDB_INFL_LIM(dlb2->ver, q->id);
 
@@ -343,14 +343,14 @@ int dlb2_hw_map_quiesce(struct dlb2 *dlb2, const struct dlb2_queue *q, u32 *lim)
  * QEs of a load-balanced queue scheduled and not completed; the read
  * pushes the CSR writes before it.
  */
-bool dlb2_hw_queue_inflight(struct dlb2 *dlb2, const struct dlb2_queue *q)
+bool dlb2_hw_queue_inflight(struct dlb2 *dlb2, const struct dlb2_hw_queue *q)
 {
 	return dlb2_csr_rd(dlb2, DLB2_LSP_QID_LDB_INFL_CNT(dlb2->ver, q->id)) &
 	       DLB2_INFL_CNT_MASK;
 }
 
 /* 6.7 step 5g: a load-balanced queue's inflight limit. */
-void dlb2_hw_queue_infl_lim(struct dlb2 *dlb2, const struct dlb2_queue *q,
+void dlb2_hw_queue_infl_lim(struct dlb2 *dlb2, const struct dlb2_hw_queue *q,
 			    u32 lim)
 {
 	dlb2_csr_wr(dlb2, DLB2_LSP_QID_LDB_INFL_LIM(dlb2->ver, q->id), lim);
@@ -373,7 +373,7 @@ void dlb2_hw_queue_infl_lim(struct dlb2 *dlb2, const struct dlb2_queue *q,
 void dlb2_hw_map_has_work(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 			  unsigned int slot)
 {
-	const struct dlb2_queue *q = port->slot_queue[slot];
+	const struct dlb2_hw_queue *q = port->slot_queue[slot];
 	unsigned int p = port->id;
 
 	sched_ctrl(dlb2, p, slot,
@@ -408,7 +408,7 @@ void dlb2_hw_slot_inflight_ok(struct dlb2 *dlb2, const struct dlb2_hw_port *port
 int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 		  unsigned int slot)
 {
-	const struct dlb2_queue *q = port->slot_queue[slot];
+	const struct dlb2_hw_queue *q = port->slot_queue[slot];
 	unsigned int p = port->id;
 
 	dlb2_hw_cq_enable(dlb2, port, false);
@@ -425,12 +425,13 @@ int dlb2_hw_unmap(struct dlb2 *dlb2, const struct dlb2_hw_port *port,
 }
 
 /* 6.10: give the domain's producers write permission to its queues. */
-void dlb2_hw_start(struct dlb2 *dlb2, struct dlb2_domain *dom)
+void dlb2_hw_start(struct dlb2 *dlb2, unsigned int dom,
+		   const struct dlb2_hw_domain *hd)
 {
-	unsigned int i, d = dom->res.id;
+	unsigned int i;
 
-	for (i = 0; i < dom->num_queues; i++)
-		set_vasqid(dlb2, d, &dom->queues[i], true);
+	for (i = 0; i < hd->num_queues; i++)
+		set_vasqid(dlb2, dom, hd->queues[i], true);
 	dlb2_flush_csr(dlb2);
 }
 
@@ -479,7 +480,7 @@ u64 dlb2_hw_cq_scheduled(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 }
 
 /* QEs in the queue: waiting, or (atomic) held for a flow that is pinned. */
-u32 dlb2_hw_queue_depth(struct dlb2 *dlb2, const struct dlb2_queue *q)
+u32 dlb2_hw_queue_depth(struct dlb2 *dlb2, const struct dlb2_hw_queue *q)
 {
 	if (!q->desc.ldb)
 		return dlb2_csr_rd(dlb2, DLB2_LSP_QID_DIR_ENQUEUE_CNT(dlb2->ver, q->id));
@@ -488,7 +489,7 @@ u32 dlb2_hw_queue_depth(struct dlb2 *dlb2, const struct dlb2_queue *q)
 	       dlb2_csr_rd(dlb2, DLB2_LSP_QID_ATM_ACTIVE(dlb2->ver, q->id));
 }
 
-u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_queue *q)
+u64 dlb2_hw_queue_enqueued(struct dlb2 *dlb2, const struct dlb2_hw_queue *q)
 {
 	unsigned int id = q->id;
 
@@ -602,28 +603,29 @@ void dlb2_hw_cq_reset(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 	dlb2_flush_csr(dlb2);
 }
 
-static bool domain_drained(struct dlb2 *dlb2, struct dlb2_domain *dom)
+static bool domain_drained(struct dlb2 *dlb2, const struct dlb2_hw_domain *hd)
 {
 	unsigned int i;
 
-	for (i = 0; i < dom->num_queues; i++)
-		if (dlb2_hw_queue_depth(dlb2, &dom->queues[i]))
+	for (i = 0; i < hd->num_queues; i++)
+		if (dlb2_hw_queue_depth(dlb2, hd->queues[i]))
 			return false;
-	for (i = 0; i < dom->num_ports; i++)
-		if (dlb2_hw_cq_tokens(dlb2, &dom->ports[i]->hw) ||
-		    dlb2_hw_cq_inflights(dlb2, &dom->ports[i]->hw))
+	for (i = 0; i < hd->num_ports; i++)
+		if (dlb2_hw_cq_tokens(dlb2, hd->ports[i]) ||
+		    dlb2_hw_cq_inflights(dlb2, hd->ports[i]))
 			return false;
 	return true;
 }
 
-static bool queue_mapped(struct dlb2_domain *dom, const struct dlb2_queue *q)
+static bool queue_mapped(const struct dlb2_hw_domain *hd,
+			 const struct dlb2_hw_queue *q)
 {
 	unsigned int i, s;
 
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < hd->num_ports; i++)
 		for (s = 0; s < DLB2_MAX_LINKS; s++)
-			if (dom->ports[i]->hw.slot_queue[s] == q &&
-			    dom->ports[i]->hw.slot_state[s] == DLB2_SLOT_MAPPED)
+			if (hd->ports[i]->slot_queue[s] == q &&
+			    hd->ports[i]->slot_state[s] == DLB2_SLOT_MAPPED)
 				return true;
 	return false;
 }
@@ -632,16 +634,16 @@ static bool queue_mapped(struct dlb2_domain *dom, const struct dlb2_queue *q)
  * A load-balanced queue with QEs that no port serves: map it to the first
  * load-balanced port so that the drain empties it (6.11 step 9).
  */
-static void map_for_drain(struct dlb2 *dlb2, struct dlb2_domain *dom,
-			  struct dlb2_queue *q)
+static void map_for_drain(struct dlb2 *dlb2, const struct dlb2_hw_domain *hd,
+			  struct dlb2_hw_queue *q)
 {
 	struct dlb2_hw_port *port = NULL;
 	unsigned int i, s;
 	u32 lim;
 
-	for (i = 0; i < dom->num_ports && !port; i++)
-		if (dom->ports[i]->hw.ldb)
-			port = &dom->ports[i]->hw;
+	for (i = 0; i < hd->num_ports && !port; i++)
+		if (hd->ports[i]->ldb)
+			port = hd->ports[i];
 	if (!port)
 		return;
 	for (s = 0; s < DLB2_MAX_LINKS; s++)
@@ -669,12 +671,12 @@ static void map_for_drain(struct dlb2 *dlb2, struct dlb2_domain *dom,
 }
 
 /* Unmaps that waited for a consumer's completions: finish them now. */
-static void finish_unmaps(struct dlb2 *dlb2, struct dlb2_domain *dom)
+static void finish_unmaps(struct dlb2 *dlb2, const struct dlb2_hw_domain *hd)
 {
 	unsigned int i, s;
 
-	for (i = 0; i < dom->num_ports; i++) {
-		struct dlb2_hw_port *port = &dom->ports[i]->hw;
+	for (i = 0; i < hd->num_ports; i++) {
+		struct dlb2_hw_port *port = hd->ports[i];
 
 		for (s = 0; s < DLB2_MAX_LINKS; s++) {
 			if (port->slot_state[s] != DLB2_SLOT_UNMAP_PENDING)
@@ -688,26 +690,27 @@ static void finish_unmaps(struct dlb2 *dlb2, struct dlb2_domain *dom)
 }
 
 /* Return: 0, -ENODEV when the device is gone, -EBUSY when QEs are left. */
-static int drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
+static int drain(struct dlb2 *dlb2, unsigned int dom,
+		 const struct dlb2_hw_domain *hd)
 {
 	unsigned int round, i;
 
-	finish_unmaps(dlb2, dom);
+	finish_unmaps(dlb2, hd);
 	for (round = 0; round < DLB2_DRAIN_ROUNDS; round++) {
 		unsigned int drained = 0;
 
-		if (domain_drained(dlb2, dom))
+		if (domain_drained(dlb2, hd))
 			return 0;
 		if (dlb2_hw_gone(dlb2))
 			return -ENODEV;
-		for (i = 0; i < dom->num_ports; i++)
-			drained += dlb2_hw_port_drain(dlb2, &dom->ports[i]->hw);
-		for (i = 0; i < dom->num_queues; i++) {
-			struct dlb2_queue *q = &dom->queues[i];
+		for (i = 0; i < hd->num_ports; i++)
+			drained += dlb2_hw_port_drain(dlb2, hd->ports[i]);
+		for (i = 0; i < hd->num_queues; i++) {
+			struct dlb2_hw_queue *q = hd->queues[i];
 
-			if (q->desc.ldb && !queue_mapped(dom, q) &&
+			if (q->desc.ldb && !queue_mapped(hd, q) &&
 			    dlb2_hw_queue_depth(dlb2, q))
-				map_for_drain(dlb2, dom, q);
+				map_for_drain(dlb2, hd, q);
 		}
 		if (!drained)
 			usleep_range(10, 20);
@@ -715,8 +718,7 @@ static int drain(struct dlb2 *dlb2, struct dlb2_domain *dom)
 			cond_resched();
 	}
 	dev_warn(&dlb2->pdev->dev,
-		 "domain %u: QEs left in the device after draining\n",
-		 dom->res.id);
+		 "domain %u: QEs left in the device after draining\n", dom);
 	return -EBUSY;
 }
 
@@ -789,7 +791,7 @@ static void reset_dir_port(struct dlb2 *dlb2, const struct dlb2_hw_port *port)
 	dlb2_csr_wr(dlb2, DLB2_SYS_DIR_PP_V(dlb2->ver, p), 0);
 }
 
-static void reset_ldb_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
+static void reset_ldb_queue(struct dlb2 *dlb2, const struct dlb2_hw_queue *q)
 {
 	unsigned int id = q->id, k;
 
@@ -820,7 +822,7 @@ static void reset_ldb_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
 	}
 }
 
-static void reset_dir_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
+static void reset_dir_queue(struct dlb2 *dlb2, const struct dlb2_hw_queue *q)
 {
 	unsigned int id = q->id;
 
@@ -835,7 +837,8 @@ static void reset_dir_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
 /**
  * dlb2_hw_domain_reset() - stop, drain and reset a started domain (6.11)
  * @dlb2: the device
- * @dom: the domain; user space can no longer reach its ports
+ * @dom: the domain's hardware id
+ * @hd: its queues and ports; user space can no longer reach the ports
  *
  * Afterwards every register of the domain's queues and ports has its reset
  * value and the device holds no QE of the domain.
@@ -843,13 +846,14 @@ static void reset_dir_queue(struct dlb2 *dlb2, const struct dlb2_queue *q)
  * Return: 0; -EBUSY when the drain left QEs in the device (logged), -ENODEV
  * when the device is gone; the registers are reset either way.
  */
-int dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
+int dlb2_hw_domain_reset(struct dlb2 *dlb2, unsigned int dom,
+			 const struct dlb2_hw_domain *hd)
 {
-	unsigned int i, d = dom->res.id;
+	unsigned int i;
 	int ret;
 
-	for (i = 0; i < dom->num_ports; i++) {
-		struct dlb2_hw_port *port = &dom->ports[i]->hw;
+	for (i = 0; i < hd->num_ports; i++) {
+		struct dlb2_hw_port *port = hd->ports[i];
 
 		dlb2_hw_port_intr(dlb2, port, false);
 		dlb2_csr_wr(dlb2, port->ldb ? DLB2_CHP_LDB_CQ_WD_ENB(dlb2->ver, port->id) :
@@ -857,26 +861,26 @@ int dlb2_hw_domain_reset(struct dlb2 *dlb2, struct dlb2_domain *dom)
 		if (port->ldb)
 			dlb2_csr_wr(dlb2, DLB2_CHP_SN_CHK_ENBL(dlb2->ver, port->id), 0);
 	}
-	for (i = 0; i < dom->num_queues; i++)
-		set_vasqid(dlb2, d, &dom->queues[i], false);
+	for (i = 0; i < hd->num_queues; i++)
+		set_vasqid(dlb2, dom, hd->queues[i], false);
 	dlb2_flush_csr(dlb2);
-	ret = drain(dlb2, dom);
+	ret = drain(dlb2, dom, hd);
 
-	for (i = 0; i < dom->num_ports; i++)
-		dlb2_hw_cq_enable(dlb2, &dom->ports[i]->hw, false);
-	for (i = 0; i < dom->num_ports; i++) {
-		if (dom->ports[i]->hw.ldb)
-			reset_ldb_port(dlb2, &dom->ports[i]->hw);
+	for (i = 0; i < hd->num_ports; i++)
+		dlb2_hw_cq_enable(dlb2, hd->ports[i], false);
+	for (i = 0; i < hd->num_ports; i++) {
+		if (hd->ports[i]->ldb)
+			reset_ldb_port(dlb2, hd->ports[i]);
 		else
-			reset_dir_port(dlb2, &dom->ports[i]->hw);
+			reset_dir_port(dlb2, hd->ports[i]);
 	}
-	for (i = 0; i < dom->num_queues; i++) {
-		if (dom->queues[i].desc.ldb)
-			reset_ldb_queue(dlb2, &dom->queues[i]);
+	for (i = 0; i < hd->num_queues; i++) {
+		if (hd->queues[i]->desc.ldb)
+			reset_ldb_queue(dlb2, hd->queues[i]);
 		else
-			reset_dir_queue(dlb2, &dom->queues[i]);
+			reset_dir_queue(dlb2, hd->queues[i]);
 	}
-	dlb2_hw_domain_credits(dlb2, d, 0, 0);
+	dlb2_hw_domain_credits(dlb2, dom, 0, 0);
 	dlb2_flush_csr(dlb2);
 	return ret;
 }

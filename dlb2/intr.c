@@ -88,7 +88,7 @@ static void domain_pps_valid(struct dlb2 *dlb2, struct dlb2_domain *dom,
 {
 	unsigned int i;
 
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		dlb2_hw_pp_valid(dlb2, &dom->ports[i]->hw, on);
 }
 

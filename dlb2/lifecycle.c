@@ -39,12 +39,12 @@ struct dlb2_domain *dlb2_domain_enable(struct dlb2 *dlb2,
 	ret = dlb2_domain_sysfs_add(dom);
 	if (ret)
 		goto err_destroy;
-	for (i = 0; i < dom->num_ports; i++) {
+	for (i = 0; i < dom->hw.num_ports; i++) {
 		ret = dlb2_port_cdev_add(dom->ports[i], dlb2->fn->id);
 		if (ret)
 			goto err_cdev;
 	}
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		dlb2_port_cdev_enable(dom->ports[i]);
 	return dom;
 
@@ -72,7 +72,7 @@ void dlb2_domain_revoke(struct dlb2_domain *dom)
 {
 	unsigned int i;
 
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		dlb2_port_cdev_del(dom->ports[i]);
 	dlb2_domain_sysfs_del(dom);
 	dlb2_domain_kill(dom);
@@ -91,7 +91,7 @@ void dlb2_domain_release(struct dlb2_domain *dom)
 	unsigned int i;
 
 	might_sleep();
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		dlb2_p2p_revoke_all(dom->ports[i]);
 	dlb2_domain_teardown(dom);
 }

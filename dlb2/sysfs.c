@@ -340,10 +340,11 @@ static u64 domain_sum(struct dlb2_domain *dom, bool enqueued)
 	unsigned int i;
 
 	if (enqueued)
-		for (i = 0; i < dom->num_queues; i++)
-			sum += dlb2_hw_queue_enqueued(dom->dlb2, &dom->queues[i]);
+		for (i = 0; i < dom->hw.num_queues; i++)
+			sum += dlb2_hw_queue_enqueued(dom->dlb2,
+						      &dom->queues[i].hw);
 	else
-		for (i = 0; i < dom->num_ports; i++)
+		for (i = 0; i < dom->hw.num_ports; i++)
 			sum += dlb2_hw_cq_scheduled(dom->dlb2, &dom->ports[i]->hw);
 	return sum;
 }
@@ -353,7 +354,7 @@ static u64 domain_alarms(struct dlb2_domain *dom)
 	u64 sum = 0;
 	unsigned int i;
 
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		sum += atomic64_read(&dom->ports[i]->alarms);
 	return sum;
 }
@@ -375,10 +376,10 @@ static struct attribute *domain_stat_attrs[] = {
 ATTRIBUTE_GROUPS(domain_stat);
 
 STAT(q_name, name, "%s", s->queue->name);
-STAT(q_id, id, "%u", s->queue->id);
-STAT(q_type, type, "%s", s->queue->desc.ldb ? "ldb" : "dir");
-STAT(q_depth, depth, "%u", dlb2_hw_queue_depth(s->dom->dlb2, s->queue));
-STAT(q_enqueued, enqueued, "%llu", dlb2_hw_queue_enqueued(s->dom->dlb2, s->queue));
+STAT(q_id, id, "%u", s->queue->hw.id);
+STAT(q_type, type, "%s", s->queue->hw.desc.ldb ? "ldb" : "dir");
+STAT(q_depth, depth, "%u", dlb2_hw_queue_depth(s->dom->dlb2, &s->queue->hw));
+STAT(q_enqueued, enqueued, "%llu", dlb2_hw_queue_enqueued(s->dom->dlb2, &s->queue->hw));
 
 static struct attribute *queue_stat_attrs[] = {
 	&q_name_attr.attr,
@@ -504,7 +505,7 @@ int dlb2_domain_sysfs_add(struct dlb2_domain *dom)
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	dom->sysfs_dev = dev;
-	for (i = 0; i < dom->num_queues; i++) {
+	for (i = 0; i < dom->hw.num_queues; i++) {
 		struct dlb2_queue *q = &dom->queues[i];
 
 		dev = stats_add(&queue_type, dom->sysfs_dev, "queue", q->name,
@@ -513,7 +514,7 @@ int dlb2_domain_sysfs_add(struct dlb2_domain *dom)
 			goto err;
 		q->sysfs_dev = dev;
 	}
-	for (i = 0; i < dom->num_ports; i++) {
+	for (i = 0; i < dom->hw.num_ports; i++) {
 		struct dlb2_port *p = dom->ports[i];
 
 		dev = stats_add(&port_type, dom->sysfs_dev, "port", p->name,
@@ -538,9 +539,9 @@ void dlb2_domain_sysfs_del(struct dlb2_domain *dom)
 	unsigned int i;
 
 	lockdep_assert_held(&dom->dlb2->fn->lock);
-	for (i = 0; i < dom->num_ports; i++)
+	for (i = 0; i < dom->hw.num_ports; i++)
 		stats_del(&dom->ports[i]->sysfs_dev);
-	for (i = 0; i < dom->num_queues; i++)
+	for (i = 0; i < dom->hw.num_queues; i++)
 		stats_del(&dom->queues[i].sysfs_dev);
 	stats_del(&dom->sysfs_dev);
 }
