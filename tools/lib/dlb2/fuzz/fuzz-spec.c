@@ -9,8 +9,9 @@
  *    size, so that AddressSanitizer sees a write past it) gets the same
  *    message cut short;
  *  - a spec read has the shape the schema promises: at least one domain,
- *    valid names, links to queues of the domain, directed ports with one
- *    link;
+ *    valid names, links to queues of the domain, directed ports with at
+ *    most one link (none: a producer-only port) and each directed queue
+ *    linked by exactly one directed port;
  *  - with one of its allocations failing (tests/fail-alloc.c; which one, a
  *    hash of the input), the input is refused with -ENOMEM and "out of
  *    memory".
@@ -40,7 +41,7 @@ static void check_spec(const struct dlb2_spec *s)
 			p = &d->ports[k];
 			FUZZ_CHECK(dlb2_name_valid(p->name));
 			FUZZ_CHECK(p->nlinks >= 0 && p->nlinks <= DLB2_MAX_LINKS);
-			FUZZ_CHECK(p->attr.type != DLB2_DIR || p->nlinks == 1);
+			FUZZ_CHECK(p->attr.type != DLB2_DIR || p->nlinks <= 1);
 			for (l = 0; l < p->nlinks; l++) {
 				for (q = 0; q < d->nqueues; q++)
 					if (!strcmp(d->queues[q].name,
@@ -48,6 +49,17 @@ static void check_spec(const struct dlb2_spec *s)
 						break;
 				FUZZ_CHECK(q < d->nqueues);
 			}
+		}
+		for (q = 0; q < d->nqueues; q++) {
+			if (d->queues[q].attr.type != DLB2_DIR)
+				continue;
+			l = 0;
+			for (k = 0; k < d->nports; k++)
+				l += d->ports[k].attr.type == DLB2_DIR &&
+				     d->ports[k].nlinks == 1 &&
+				     !strcmp(d->ports[k].links[0].queue,
+					     d->queues[q].name);
+			FUZZ_CHECK(l == 1);
 		}
 	}
 }
