@@ -12,6 +12,7 @@
 #include "qemu/osdep.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
@@ -180,12 +181,53 @@ static void dlb2_set_stuck_tokens(Object *obj, bool value, Error **errp)
     DLB2(obj)->stuck_tokens = value;
 }
 
+/*
+ * "inject-alarm" (a fault, written at run time with qom-set): the device
+ * reports an illegal-HCW alarm, as dlb2_alarm() reports one, from the port
+ * the value names: bits 6:0 the port id, bit 7 set for a load-balanced
+ * port.  Any id the syndrome can hold, including ports the device does not
+ * have (load-balanced 64-127, directed 64-127 on 2.0 and 96-127 on 2.5),
+ * for tests of the driver's decoding of a syndrome it cannot trust.  Not a
+ * behaviour of working hardware.  Reads give the last value written.
+ */
+static void dlb2_get_inject_alarm(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    uint32_t value = DLB2(obj)->injected_alarm;
+
+    visit_type_uint32(v, name, &value, errp);
+}
+
+static void dlb2_set_inject_alarm(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    DLB2State *s = DLB2(obj);
+    DLB2HCW hcw = { 0 };
+    uint32_t value;
+
+    if (!visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (value > 0xff) {
+        error_setg(errp, "inject-alarm: %u is not a port (bits 6:0) and "
+                   "a load-balanced flag (bit 7)", value);
+        return;
+    }
+    s->injected_alarm = value;
+    if (!s->off_bus) {
+        dlb2_alarm(s, DLB2_ALARM_ILLEGAL_HCW, value & 0x80, value & 0x7f,
+                   &hcw);
+    }
+}
+
 static void dlb2_instance_init(Object *obj)
 {
     object_property_add_bool(obj, "off-bus", dlb2_get_off_bus,
                              dlb2_set_off_bus);
     object_property_add_bool(obj, "stuck-tokens", dlb2_get_stuck_tokens,
                              dlb2_set_stuck_tokens);
+    object_property_add(obj, "inject-alarm", "uint32", dlb2_get_inject_alarm,
+                        dlb2_set_inject_alarm, NULL, NULL);
 }
 
 static const VMStateDescription dlb2_vmstate = {

@@ -233,6 +233,7 @@ struct DLB2State {
     bool msix_erratum;          /* "msix-erratum": CSSY-1650 (dlb2-irq.c) */
     bool off_bus;               /* "off-bus": a surprise removal (dlb2.c) */
     bool stuck_tokens;          /* "stuck-tokens": a fault (dlb2.c) */
+    uint32_t injected_alarm;    /* "inject-alarm": a fault (dlb2.c) */
 
     DLB2Version ver;
 

@@ -10,6 +10,7 @@
  */
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "qapi/qmp/qdict.h"
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
 #include "hw/pci/pci_regs.h"
@@ -682,6 +683,46 @@ static void test_ingress_alarms(const void *data)
     t_end(q);
 }
 
+/* qom-set of the "inject-alarm" fault; true when QEMU took the value. */
+static bool inject_alarm(T *q, unsigned int value)
+{
+    QDict *resp = qtest_qmp(q->qts,
+                            "{'execute': 'qom-set', 'arguments': {"
+                            " 'path': '/machine/peripheral-anon/device[0]',"
+                            " 'property': 'inject-alarm', 'value': %u}}",
+                            value);
+    bool ok = qdict_haskey(resp, "return");
+
+    qobject_unref(resp);
+    return ok;
+}
+
+/*
+ * The "inject-alarm" fault (a test instrument for the drivers' decoding of
+ * syndromes): an illegal-HCW alarm naming any port id the field holds,
+ * ports the device lacks included; reported only while enabled, as the
+ * alarm itself; values that are no port and flag refused.
+ */
+static void test_inject_alarm(const void *data)
+{
+    T *q = t_start(data, NULL);
+    DLB2Dev *t = &q->d;
+
+    msix_enable(t);
+    g_assert(inject_alarm(q, 0x80 | 64));       /* disabled: not reported */
+    g_assert_cmphex(rd(t, SYS_ALARM_PF_SYND0) >> 31, ==, 0);
+    wr(t, SYS_INGRESS_ALARM_ENBL, 0x3f);
+    g_assert(inject_alarm(q, 0x80 | 64));
+    assert_alarm(t, 0, 5, true, 64);
+    g_assert(inject_alarm(q, 127));
+    assert_alarm(t, 0, 5, false, 127);
+    g_assert(inject_alarm(q, 3));
+    assert_alarm(t, 0, 5, false, 3);
+    g_assert(!inject_alarm(q, 0x100));
+    g_assert_cmphex(rd(t, SYS_ALARM_PF_SYND0) >> 31, ==, 0);
+    t_end(q);
+}
+
 /* Domains are isolated: a port cannot enqueue to another domain's queue. */
 static void test_domain_isolation(const void *data)
 {
@@ -895,6 +936,7 @@ int main(int argc, char **argv)
         { "priority-levels", test_priority_levels },
         { "credit-alarm", test_credit_alarm },
         { "ingress-alarms", test_ingress_alarms },
+        { "inject-alarm", test_inject_alarm },
         { "domain-isolation", test_domain_isolation },
         { "sparse", test_sparse },
         { "cq-interrupt", test_cq_interrupt },
