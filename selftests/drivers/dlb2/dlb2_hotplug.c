@@ -2,15 +2,20 @@
 /*
  * Hot removal: the DLB leaves the bus (QEMU device_del on a hot-pluggable
  * PCIe root port; for a surprise removal, the model's reads answer all ones
- * first) while a consumer runs traffic through a mapped port.  The consumer gets SIGBUS, not a hang; the kernel stays
- * healthy (the harness checks its log, kmemleak included); another open
- * port file answers ENODEV; and the device, plugged in again, is bound and
- * carries traffic.
+ * first) while a consumer runs traffic through a mapped port.  The
+ * consumer gets SIGBUS, not a hang; the kernel stays healthy (the harness
+ * checks its log, kmemleak included); another open port file answers
+ * ENODEV; and the device, plugged in again, is bound and carries traffic.
+ *
+ * Besides, through the same control, two faults of the model: token
+ * returns lost (a release that cannot drain ends), and alarms naming ports
+ * the device does not have (charged to no port).
  *
  * Needs the harness's hot-plug control: tools/vm/run --hotplug boots the
  * DLB behind a root port and exports VM_HOTPLUG_CTL, a directory shared
- * with the host where this test writes "unplug", "yank" or "plug" to the
- * file "request" and the host answers in "done".  Skips without it.
+ * with the host where this test writes "unplug", "yank", "plug",
+ * "stuck-tokens-on" or "-off", or "inject-alarm N" to the file "request"
+ * and the host answers in "done".  Skips without it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -251,6 +256,86 @@ TEST(release_of_a_port_that_does_not_drain_ends)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		TH_LOG("child status %#x", status);
 	}
+	dlb2_port_close(p2);
+	EXPECT_EQ(0, dlb2_domain_destroy(dev, DOM));
+}
+
+/* The sum of the alarms of the ports of domain DOM (sysfs statistics). */
+static long port_alarms(const char *pci)
+{
+	static const char *const ports[] = { "p", "p2", "lp" };
+	char dir[PATH_MAX];
+	long sum = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ports); i++)
+		sum += read_num(dlb2_stats_dir(dir, pci, DOM, "port", ports[i]),
+				"alarms");
+	return sum;
+}
+
+/*
+ * An alarm syndrome is the device's word for which port misbehaved, and
+ * its port field holds ids the device does not have (load-balanced 64-127,
+ * directed beyond the device's count).  The model's "inject-alarm" fault
+ * raises an illegal-HCW alarm naming any id: each is counted once in the
+ * device's alarms/illegal_hcw and charged to no port, in particular not
+ * to the port whose slot follows the load-balanced ports' in the driver's
+ * tables (directed port 0, here "p").  An alarm naming "p" itself is
+ * charged to it: the control that the injection reaches the driver.
+ */
+TEST(alarm_naming_a_port_the_device_lacks_is_charged_to_none)
+{
+	const char *ctl = getenv("VM_HOTPLUG_CTL");
+	char bdf[NAME_MAX + 1], pci[PATH_MAX], dir[PATH_MAX], req[64];
+	long before, charged, p_id, ndir;
+	int values[5], dev, q, q2, i;
+	struct dlb2_port *p2;
+
+	if (!ctl)
+		SKIP(return, "needs the harness's hot-plug control (%s)",
+		     "tools/vm/run --hotplug");
+	if (!dlb2_find_device(bdf, sizeof(bdf)))
+		SKIP(return, "no DLB 2.0/2.5 PF present");
+	pathf(pci, PCI_DEVICES "/%s", bdf);
+	dev = read_num(pci, "dev_id");
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(1, read_num(pci, "ingress_alarms"));
+	ndir = read_num(pci, "total_resources/dir_ports");
+	ASSERT_LT(0, ndir);
+	dlb2_domain_destroy(dev, DOM);
+	ASSERT_EQ(0, domain_up(dev, &p2, &q, &q2));
+	p_id = read_num(dlb2_stats_dir(dir, pci, DOM, "port", "p"), "id");
+	ASSERT_EQ(0, p_id) {
+		TH_LOG("\"p\" is directed port %ld: the test needs directed port 0 in its domain",
+		       p_id);
+	}
+	kernel_log_expect("dlb2 .*: illegal HCW from (load-balanced|directed) port [0-9]+");
+
+	/* bit 7: load-balanced; the control first, then the missing ports */
+	values[0] = p_id;
+	values[1] = 0x80 | 64;
+	values[2] = 0x80 | 127;
+	values[3] = ndir;
+	values[4] = 127;
+	for (i = 0; i < (int)ARRAY_SIZE(values); i++) {
+		before = read_num(pci, "alarms/illegal_hcw");
+		charged = port_alarms(pci);
+		snprintf(req, sizeof(req), "inject-alarm %d", values[i]);
+		ASSERT_EQ(0, dlb2_hotplug(ctl, req));
+		ASSERT_TRUE(dlb2_poll_until(read_num(pci, "alarms/illegal_hcw") > before,
+					    5000)) {
+			TH_LOG("%s: alarms/illegal_hcw still %ld after 5 s",
+			       req, before);
+		}
+		EXPECT_EQ(before + 1, read_num(pci, "alarms/illegal_hcw"));
+		EXPECT_EQ(charged + (values[i] == p_id), port_alarms(pci)) {
+			TH_LOG("%s (%s port %d): the domain's ports' alarms went from %ld to %ld",
+			       req, values[i] & 0x80 ? "load-balanced" : "directed",
+			       values[i] & 0x7f, charged, port_alarms(pci));
+		}
+	}
+	EXPECT_EQ(1, read_num(dlb2_stats_dir(dir, pci, DOM, "port", "p"), "alarms"));
 	dlb2_port_close(p2);
 	EXPECT_EQ(0, dlb2_domain_destroy(dev, DOM));
 }

@@ -441,7 +441,8 @@ static inline uint32_t dlb2_csr(struct dlb2_bar *bar, uint64_t off)
 /*
  * The harness's hot-plug control (tools/vm/run --hotplug exports
  * VM_HOTPLUG_CTL, a directory shared with the host): ask the host for
- * @what ("unplug", "yank", "plug"); 0 once it answered 0.
+ * @what ("unplug", "yank", "plug", "stuck-tokens-on" or "-off",
+ * "inject-alarm N": tools/vm/run); 0 once it answered 0.
  */
 static inline int dlb2_hotplug(const char *ctl, const char *what)
 {
