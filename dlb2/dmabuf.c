@@ -114,7 +114,7 @@ static int dlb2_dmabuf_attach(struct dma_buf *dmabuf,
 	a->attach = attach;
 	/*
 	 * Revocation is final, and starts when the port dies (before the
-	 * revoke callback runs); map checks again under the lock.  Once on
+	 * revoke callback runs); map checks again (dlb2_p2p_map()).  Once on
 	 * the list the attachment hears of a revocation even before the core
 	 * lists it (dlb2_dmabuf_revoke()).
 	 */
@@ -165,8 +165,11 @@ static struct sg_table *dlb2_dmabuf_map(struct dma_buf_attachment *attach,
 	int ret;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
-	if (d->revoked)
-		return ERR_PTR(-ENODEV);
+	/*
+	 * No check of d->revoked: dlb2_p2p_map() refuses a revoked pin under
+	 * the port's lock, and the pin is marked revoked before the callback
+	 * that sets d->revoked runs (dlb2_p2p_revoke_all()).
+	 */
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
